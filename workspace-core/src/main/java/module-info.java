@@ -1,0 +1,17 @@
+/** The engine: accounts and keys, the store, and (later) projects, files, runs and tasks. Never Helidon. */
+module org.agentworkspace.core {
+    requires transitive org.agentworkspace.api;
+    requires java.sql;
+    requires org.jdbi.v3.core;
+    requires io.leangen.geantyref;
+    requires org.slf4j;
+    requires org.xerial.sqlitejdbc;
+    requires org.postgresql.jdbc;
+    requires org.bouncycastle.provider;
+    requires com.fasterxml.jackson.databind;
+
+    exports org.agentworkspace.core;
+    exports org.agentworkspace.core.auth;
+    exports org.agentworkspace.core.store;
+
+}

@@ -1,0 +1,13 @@
+/** The HTTP server: a thin mapping of the engine onto the spec's routes. The only module that sees Helidon. */
+module org.agentworkspace.server {
+    requires org.agentworkspace.core;
+    requires io.helidon.webserver;
+    requires io.helidon.webserver.sse;
+    requires io.helidon.webserver.websocket;
+    requires io.helidon.security.jwt;
+    requires io.helidon.logging.jul;
+    requires com.fasterxml.jackson.databind;
+    requires com.fasterxml.jackson.dataformat.yaml;
+
+    exports org.agentworkspace.server;
+}

@@ -1,0 +1,2 @@
+/** Entry point and routing of the Agent Workspace HTTP server. */
+package org.agentworkspace.server;

@@ -1,0 +1,12 @@
+/** Black-box test support: the contract suite, a mock LLM endpoint and fake provider CLIs. Depends on no project module. */
+module org.agentworkspace.testkit {
+    requires java.net.http;
+    requires com.fasterxml.jackson.databind;
+    requires com.fasterxml.jackson.dataformat.yaml;
+    requires com.networknt.schema;
+    requires org.junit.jupiter.api;
+    requires org.junit.platform.launcher;
+
+    exports org.agentworkspace.testkit.contract;
+    opens org.agentworkspace.testkit.contract to org.junit.platform.commons;
+}
