@@ -12,6 +12,5 @@ module org.agentworkspace.core {
 
     exports org.agentworkspace.core;
     exports org.agentworkspace.core.auth;
-    exports org.agentworkspace.core.store;
 
 }

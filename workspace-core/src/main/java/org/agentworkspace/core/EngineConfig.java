@@ -1,0 +1,90 @@
+package org.agentworkspace.core;
+
+import java.nio.file.Path;
+import java.time.Clock;
+import java.time.Duration;
+import java.util.Objects;
+
+/**
+ * Everything the engine needs to open. Built once from defaults, then file, environment and flags by the caller, and
+ * validated here.
+ *
+ * @param dataDir        where the store, secrets and caches live (created with mode 0700 when missing)
+ * @param jdbcUrl        {@code null} for the embedded SQLite store {@code <dataDir>/workspace.db}, or a
+ *                       {@code jdbc:postgresql:} / {@code jdbc:sqlite:} URL
+ * @param clock          time source (tests inject a fixed or offset clock)
+ * @param auth           account, key and ticket settings
+ */
+public record EngineConfig(Path dataDir, String jdbcUrl, Clock clock, AuthSettings auth) {
+    public EngineConfig {
+        Objects.requireNonNull(dataDir, "dataDir");
+        Objects.requireNonNull(clock, "clock");
+        Objects.requireNonNull(auth, "auth");
+        dataDir = dataDir.toAbsolutePath().normalize();
+        if (jdbcUrl != null && !(jdbcUrl.startsWith("jdbc:sqlite:") || jdbcUrl.startsWith("jdbc:postgresql:"))) {
+            throw new IllegalArgumentException("database URL must start with jdbc:sqlite: or jdbc:postgresql:");
+        }
+    }
+
+    /** Defaults for a data directory: embedded SQLite, system clock, default auth settings. */
+    public static EngineConfig create(Path dataDir) {
+        return new EngineConfig(dataDir, null, Clock.systemUTC(), AuthSettings.defaults());
+    }
+
+    public EngineConfig withJdbcUrl(String url) {
+        return new EngineConfig(dataDir, url, clock, auth);
+    }
+
+    public EngineConfig withClock(Clock c) {
+        return new EngineConfig(dataDir, jdbcUrl, c, auth);
+    }
+
+    public EngineConfig withAuth(AuthSettings a) {
+        return new EngineConfig(dataDir, jdbcUrl, clock, a);
+    }
+
+    /**
+     * Authentication settings.
+     *
+     * @param sessionLifetime          lifetime of a login JWT (default 7 days)
+     * @param ticketLifetime           lifetime of a stream ticket (default 30 seconds)
+     * @param maxOutstandingTickets    unredeemed, unexpired tickets one user may hold (default 64)
+     * @param accountFailureLimit      failed logins per account within {@code failureWindow} before 429 (default 5)
+     * @param clientFailureLimit       failed logins per client address within {@code failureWindow} (default 20)
+     * @param failureWindow            the sliding window for both limits (default 15 minutes)
+     * @param hashingConcurrency       password hashes computed at once (argon2id needs 19 MiB each; default 2)
+     */
+    public record AuthSettings(Duration sessionLifetime, Duration ticketLifetime, int maxOutstandingTickets,
+                               int accountFailureLimit, int clientFailureLimit, Duration failureWindow,
+                               int hashingConcurrency) {
+        public AuthSettings {
+            requirePositive(sessionLifetime, "sessionLifetime");
+            requirePositive(ticketLifetime, "ticketLifetime");
+            requirePositive(failureWindow, "failureWindow");
+            if (maxOutstandingTickets < 1 || accountFailureLimit < 1 || clientFailureLimit < 1
+                    || hashingConcurrency < 1) {
+                throw new IllegalArgumentException("auth limits must be at least 1");
+            }
+        }
+
+        public static AuthSettings defaults() {
+            return new AuthSettings(Duration.ofDays(7), Duration.ofSeconds(30), 64, 5, 20, Duration.ofMinutes(15), 2);
+        }
+
+        public AuthSettings withSessionLifetime(Duration d) {
+            return new AuthSettings(d, ticketLifetime, maxOutstandingTickets, accountFailureLimit,
+                    clientFailureLimit, failureWindow, hashingConcurrency);
+        }
+
+        public AuthSettings withLoginLimits(int perAccount, int perClient, Duration window) {
+            return new AuthSettings(sessionLifetime, ticketLifetime, maxOutstandingTickets, perAccount, perClient,
+                    window, hashingConcurrency);
+        }
+
+        private static void requirePositive(Duration d, String name) {
+            if (d == null || d.isNegative() || d.isZero()) {
+                throw new IllegalArgumentException(name + " must be positive");
+            }
+        }
+    }
+}

@@ -1,0 +1,66 @@
+package org.agentworkspace.core;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+
+import org.agentworkspace.core.auth.Authentication;
+import org.agentworkspace.core.store.SecureFiles;
+import org.agentworkspace.core.store.Store;
+
+/**
+ * The engine: one instance per data directory, usable from any JVM program without the server. Opening it creates
+ * the data directory (0700), opens and migrates the store, and loads or creates the signing secret (0600).
+ * Two engines on two data directories coexist in one JVM; nothing is static.
+ */
+public final class WorkspaceEngine implements AutoCloseable {
+    private static final int SIGNING_SECRET_BYTES = 32;
+
+    private final EngineConfig config;
+    private final Store store;
+    private final Authentication auth;
+    private final byte[] signingSecret;
+
+    private WorkspaceEngine(EngineConfig config, Store store, byte[] signingSecret) {
+        this.config = config;
+        this.store = store;
+        this.signingSecret = signingSecret;
+        this.auth = Authentication.create(store, config.clock(), config.auth());
+    }
+
+    /** Opens the engine on its data directory and store. */
+    public static WorkspaceEngine open(EngineConfig config) {
+        try {
+            SecureFiles.ensurePrivateDirectory(config.dataDir());
+            byte[] secret = SecureFiles.loadOrCreateSecret(config.dataDir().resolve("jwt-secret"),
+                    SIGNING_SECRET_BYTES);
+            String url = config.jdbcUrl() != null ? config.jdbcUrl() : Store.sqliteUrl(config.dataDir());
+            return new WorkspaceEngine(config, Store.open(url), secret);
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot prepare the data directory", e);
+        }
+    }
+
+    public EngineConfig config() {
+        return config;
+    }
+
+    /** Accounts, keys, tickets and the login throttle. */
+    public Authentication auth() {
+        return auth;
+    }
+
+    /** The 256-bit secret that signs session tokens (generated on first start, kept in {@code jwt-secret}). */
+    public byte[] signingSecret() {
+        return signingSecret.clone();
+    }
+
+    /** The schema version of the store, for diagnostics. */
+    public int schemaVersion() {
+        return store.schemaVersion();
+    }
+
+    @Override
+    public void close() {
+        store.close();
+    }
+}

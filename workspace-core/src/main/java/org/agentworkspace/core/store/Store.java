@@ -1,0 +1,213 @@
+package org.agentworkspace.core.store;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.sql.SQLException;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.locks.ReentrantLock;
+import java.util.function.Function;
+
+import javax.sql.DataSource;
+
+import org.agentworkspace.api.ErrorCodes;
+import org.agentworkspace.api.WorkspaceException;
+import org.jdbi.v3.core.Handle;
+import org.jdbi.v3.core.Jdbi;
+import org.jdbi.v3.core.JdbiException;
+import org.postgresql.ds.PGSimpleDataSource;
+import org.sqlite.SQLiteConfig;
+import org.sqlite.SQLiteDataSource;
+
+/**
+ * The relational store. SQLite (the default, one file in the data directory, WAL, one writer at a time in this
+ * process) or PostgreSQL (chosen by a {@code jdbc:postgresql:} URL). Numbered migrations run on open, inside a
+ * transaction, serialised across nodes on PostgreSQL by an advisory lock.
+ *
+ * <p>Reads run on their own auto-commit handle; writes run in one transaction each. On SQLite, writes from this
+ * process queue on a lock (SQLite allows one writer) and the transaction begins IMMEDIATE, so readers never block
+ * and writers never fail with SQLITE_BUSY.
+ */
+public final class Store implements AutoCloseable {
+    private static final System.Logger LOG = System.getLogger(Store.class.getName());
+    /** Migrations in order; the number in each name is its version. Never edit a released one: add a new file. */
+    private static final List<String> MIGRATIONS = List.of("V001__accounts.sql");
+    private static final long PG_MIGRATION_LOCK = 0x4157_5350L;
+
+    private final Dialect dialect;
+    private final Jdbi jdbi;
+    private final ReentrantLock writeLock = new ReentrantLock();
+
+    private Store(Dialect dialect, DataSource dataSource) {
+        this.dialect = dialect;
+        this.jdbi = Jdbi.create(dataSource);
+    }
+
+    /**
+     * Opens the store and brings its schema up to date.
+     *
+     * @param jdbcUrl a {@code jdbc:sqlite:} or {@code jdbc:postgresql:} URL
+     */
+    public static Store open(String jdbcUrl) {
+        Dialect dialect = Dialect.of(jdbcUrl);
+        Store store = new Store(dialect, dataSource(dialect, jdbcUrl));
+        try {
+            store.migrate();
+        } catch (RuntimeException e) {
+            throw new WorkspaceException.Unavailable(ErrorCodes.STORE_UNAVAILABLE,
+                    "the store could not be opened or migrated", e);
+        }
+        return store;
+    }
+
+    /** The default SQLite URL for a data directory; the file is created with mode 0600 when missing. */
+    public static String sqliteUrl(Path dataDir) {
+        Path file = dataDir.resolve("workspace.db");
+        try {
+            if (Files.notExists(file)) {
+                SecureFiles.createPrivateFile(file);
+            }
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot create the database file", e);
+        }
+        return "jdbc:sqlite:" + file;
+    }
+
+    private static DataSource dataSource(Dialect dialect, String url) {
+        return switch (dialect) {
+            case SQLITE -> {
+                SQLiteConfig config = new SQLiteConfig();
+                config.setJournalMode(SQLiteConfig.JournalMode.WAL);
+                config.setSynchronous(SQLiteConfig.SynchronousMode.NORMAL);
+                config.setBusyTimeout(30_000);
+                config.enforceForeignKeys(true);
+                config.setTransactionMode(SQLiteConfig.TransactionMode.IMMEDIATE);
+                SQLiteDataSource ds = new SQLiteDataSource(config);
+                ds.setUrl(url);
+                yield ds;
+            }
+            case POSTGRESQL -> {
+                PGSimpleDataSource ds = new PGSimpleDataSource();
+                ds.setUrl(url);
+                yield ds;
+            }
+        };
+    }
+
+    public Dialect dialect() {
+        return dialect;
+    }
+
+    /** Runs a read on an auto-commit handle. */
+    public <R> R read(Function<Handle, R> work) {
+        return jdbi.withHandle(work::apply);
+    }
+
+    /** Runs {@code work} in one write transaction; on SQLite, one writer at a time. */
+    public <R> R write(Function<Handle, R> work) {
+        if (dialect == Dialect.SQLITE) {
+            writeLock.lock();
+            try {
+                return jdbi.inTransaction(work::apply);
+            } finally {
+                writeLock.unlock();
+            }
+        }
+        return jdbi.inTransaction(work::apply);
+    }
+
+    /** The schema version now applied. */
+    public int schemaVersion() {
+        return read(h -> h.createQuery("SELECT COALESCE(MAX(version), 0) FROM schema_version")
+                .mapTo(Integer.class).one());
+    }
+
+    /** True when {@code e} (or a cause) is a unique or primary-key violation, on either dialect. */
+    public static boolean isUniqueViolation(Throwable e) {
+        for (Throwable t = e; t != null; t = t.getCause()) {
+            if (t instanceof SQLException sql) {
+                if ("23505".equals(sql.getSQLState())) {
+                    return true;
+                }
+                String msg = String.valueOf(sql.getMessage());
+                if (msg.contains("SQLITE_CONSTRAINT_UNIQUE") || msg.contains("SQLITE_CONSTRAINT_PRIMARYKEY")) {
+                    return true;
+                }
+            }
+        }
+        return false;
+    }
+
+    private void migrate() {
+        write(h -> {
+            if (dialect == Dialect.POSTGRESQL) {
+                h.execute("SELECT pg_advisory_xact_lock(" + PG_MIGRATION_LOCK + ")");
+            }
+            h.execute("CREATE TABLE IF NOT EXISTS schema_version (version INTEGER PRIMARY KEY, "
+                    + "name TEXT NOT NULL, applied_at BIGINT NOT NULL)");
+            int current = h.createQuery("SELECT COALESCE(MAX(version), 0) FROM schema_version")
+                    .mapTo(Integer.class).one();
+            if (current > MIGRATIONS.size()) {
+                throw new IllegalStateException("the database schema (version " + current
+                        + ") is newer than this build knows (" + MIGRATIONS.size() + ")");
+            }
+            for (int v = current + 1; v <= MIGRATIONS.size(); v++) {
+                String name = MIGRATIONS.get(v - 1);
+                for (String statement : statements(dialect.expand(resource(name)))) {
+                    h.execute(statement);
+                }
+                h.createUpdate("INSERT INTO schema_version (version, name, applied_at) VALUES (:v, :n, :t)")
+                        .bind("v", v).bind("n", name).bind("t", System.currentTimeMillis()).execute();
+                LOG.log(System.Logger.Level.INFO, "applied migration {0}", name);
+            }
+            return null;
+        });
+    }
+
+    /** Splits a migration into statements at semicolons that end a line; comments are dropped. */
+    static List<String> statements(String sql) {
+        List<String> out = new ArrayList<>();
+        StringBuilder current = new StringBuilder();
+        for (String line : sql.split("\n")) {
+            String trimmed = line.strip();
+            if (trimmed.isEmpty() || trimmed.startsWith("--")) {
+                continue;
+            }
+            current.append(line).append('\n');
+            if (trimmed.endsWith(";")) {
+                String s = current.toString().strip();
+                out.add(s.substring(0, s.length() - 1));
+                current.setLength(0);
+            }
+        }
+        if (!current.toString().isBlank()) {
+            out.add(current.toString().strip());
+        }
+        return out;
+    }
+
+    private static String resource(String name) {
+        try (InputStream in = Store.class.getResourceAsStream("migrations/" + name)) {
+            if (in == null) {
+                throw new IllegalStateException("missing migration " + name);
+            }
+            return new String(in.readAllBytes(), StandardCharsets.UTF_8);
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    @Override
+    public void close() {
+        // Connections are opened per handle and closed with it; nothing is pooled.
+    }
+
+    /** Wraps Jdbi failures so callers outside the store see one exception type. */
+    public static RuntimeException unavailable(JdbiException e) {
+        return new WorkspaceException.Unavailable(ErrorCodes.STORE_UNAVAILABLE, "the store is unavailable", e);
+    }
+}
