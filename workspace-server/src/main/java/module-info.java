@@ -6,6 +6,8 @@ module org.agentworkspace.server {
     requires io.helidon.webserver.websocket;
     requires io.helidon.security.jwt;
     requires io.helidon.logging.jul;
+    requires io.helidon.logging.common;
+    requires jakarta.json;
     requires com.fasterxml.jackson.databind;
     requires com.fasterxml.jackson.dataformat.yaml;
 

@@ -31,6 +31,17 @@ public final class Authentication {
                         settings.failureWindow()));
     }
 
+    /**
+     * True while the principal's account exists and, for a key (or a ticket a key minted), the key is still active.
+     * Long-lived streams call this periodically so that revoking a key or deleting a user ends them.
+     */
+    public boolean stillValid(org.agentworkspace.api.Principal principal) {
+        if (accounts.find(principal.user().id()).isEmpty()) {
+            return false;
+        }
+        return principal.apiKeyId() == null || apiKeys.isActive(principal.apiKeyId());
+    }
+
     public Accounts accounts() {
         return accounts;
     }

@@ -1,0 +1,138 @@
+package org.agentworkspace.server;
+
+import java.io.BufferedReader;
+import java.io.InputStreamReader;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.concurrent.CountDownLatch;
+
+import io.helidon.logging.common.LogConfig;
+
+import org.agentworkspace.api.ApiKeyInfo;
+import org.agentworkspace.api.User;
+import org.agentworkspace.api.WorkspaceException;
+import org.agentworkspace.core.WorkspaceEngine;
+import org.agentworkspace.core.auth.ApiKeys;
+
+/**
+ * Command line: {@code serve} (the default) starts the server; {@code import-legacy-key} registers a legacy
+ * {@code ck_} key, read from standard input so it never appears in a process listing.
+ */
+public final class Main {
+    private Main() {
+    }
+
+    public static void main(String[] argv) {
+        LogConfig.configureRuntime();
+        List<String> args = new ArrayList<>(Arrays.asList(argv));
+        String command = !args.isEmpty() && !args.getFirst().startsWith("-") ? args.removeFirst() : "serve";
+        PrintStream err = System.err;
+        try {
+            switch (command) {
+                case "serve" -> serve(args);
+                case "import-legacy-key" -> importLegacyKey(args);
+                case "help", "--help" -> usage(System.out);
+                default -> {
+                    err.println("unknown command: " + command);
+                    usage(err);
+                    System.exit(2);
+                }
+            }
+        } catch (IllegalArgumentException e) {
+            err.println("error: " + e.getMessage());
+            System.exit(2);
+        }
+    }
+
+    private static void serve(List<String> args) {
+        if (args.contains("--help")) {
+            usage(System.out);
+            return;
+        }
+        ServerConfig config = ServerConfig.from(System.getenv(), args);
+        WorkspaceServer server = WorkspaceServer.start(config);
+        CountDownLatch stopped = new CountDownLatch(1);
+        Runtime.getRuntime().addShutdownHook(new Thread(() -> {
+            System.Logger log = System.getLogger(Main.class.getName());
+            log.log(System.Logger.Level.INFO, "shutting down");
+            server.close();
+            stopped.countDown();
+        }, "aw-shutdown"));
+        try {
+            stopped.await();
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+
+    /** {@code import-legacy-key --user NAME --name LABEL [--scopes a,b] [serve options]}; the key comes on stdin. */
+    private static void importLegacyKey(List<String> args) {
+        String user = take(args, "--user");
+        String name = take(args, "--name");
+        String scopes = takeOptional(args, "--scopes");
+        ServerConfig config = ServerConfig.from(System.getenv(), args);
+        String key;
+        try (BufferedReader in = new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8))) {
+            key = in.readLine();
+        } catch (java.io.IOException e) {
+            throw new IllegalArgumentException("cannot read the key from standard input");
+        }
+        if (key == null) {
+            throw new IllegalArgumentException("pipe the legacy key on standard input");
+        }
+        try (WorkspaceEngine engine = WorkspaceEngine.open(config.engine())) {
+            User owner = engine.auth().accounts().list().stream()
+                    .filter(u -> u.username().equalsIgnoreCase(user)).findFirst()
+                    .orElseThrow(() -> new IllegalArgumentException("no such user: " + user));
+            ApiKeyInfo info = engine.auth().apiKeys().importLegacy(owner.id(), name, key.strip(),
+                    scopes == null ? null : ApiKeys.parseScopes(Arrays.asList(scopes.split(","))));
+            System.out.println("imported legacy key " + info.value() + " (id " + info.id() + ") for " + owner.username());
+        } catch (WorkspaceException e) {
+            throw new IllegalArgumentException(e.getMessage());
+        }
+    }
+
+    private static String take(List<String> args, String flag) {
+        String v = takeOptional(args, flag);
+        if (v == null) {
+            throw new IllegalArgumentException(flag + " is required");
+        }
+        return v;
+    }
+
+    private static String takeOptional(List<String> args, String flag) {
+        int i = args.indexOf(flag);
+        if (i < 0) {
+            return null;
+        }
+        if (i + 1 >= args.size()) {
+            throw new IllegalArgumentException(flag + " needs a value");
+        }
+        String v = args.get(i + 1);
+        args.remove(i + 1);
+        args.remove(i);
+        return v;
+    }
+
+    private static void usage(PrintStream out) {
+        out.println("""
+                usage: agent-workspace [serve] [options]
+                       agent-workspace import-legacy-key --user NAME --name LABEL [--scopes a,b] [options] < keyfile
+
+                options (each also as an environment variable):
+                  --host HOST                 AW_HOST                      bind address (127.0.0.1)
+                  --port PORT                 AW_PORT                      TCP port (3001)
+                  --data-dir DIR              AW_DATA_DIR                  data directory (~/.agent-workspace)
+                  --db-url URL                AW_DB_URL                    jdbc:postgresql:... (embedded SQLite)
+                  --allowed-hosts A,B         AW_ALLOWED_HOSTS             extra Host names on loopback
+                  --allowed-origins O,P       AW_ALLOWED_ORIGINS           extra browser origins
+                  --trusted-proxies IP,IP     AW_TRUSTED_PROXIES           proxies whose X-Forwarded-* count
+                  --legacy-query-credentials  AW_LEGACY_QUERY_CREDENTIALS  accept ?apiKey= / ?token= (off)
+                  --secure-cookies            AW_SECURE_COOKIES            always mark the cookie Secure
+                  --session-hours N           AW_SESSION_HOURS             session lifetime (168)
+                  --max-payload-bytes N       AW_MAX_PAYLOAD_BYTES         largest request body (1048576)""");
+    }
+}

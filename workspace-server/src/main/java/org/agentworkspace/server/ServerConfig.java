@@ -1,0 +1,179 @@
+package org.agentworkspace.server;
+
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Set;
+import java.util.stream.Collectors;
+
+import org.agentworkspace.core.EngineConfig;
+
+/**
+ * The server's configuration: defaults, then environment variables, then command-line flags (later wins), validated
+ * once. docs/configuration.md lists every setting.
+ *
+ * @param host                    interface to bind (default 127.0.0.1)
+ * @param port                    TCP port (default 3001; 0 picks a free one)
+ * @param engine                  data directory, database URL and auth settings
+ * @param allowedHosts            extra names accepted in the Host header while bound to loopback (DNS rebinding
+ *                                guard); localhost, 127.0.0.1 and [::1] are always accepted
+ * @param allowedOrigins          extra origins (scheme://host[:port]) allowed to send cookie-authenticated changes
+ *                                and WebSocket upgrades, besides the server's own origin
+ * @param trustedProxies          peer addresses whose X-Forwarded-For / X-Forwarded-Proto are believed
+ * @param legacyQueryCredentials  accept {@code ?apiKey=} / {@code ?token=} (off by default; reusable credentials
+ *                                do not belong in URLs)
+ * @param secureCookies           mark the session cookie Secure even on plain HTTP (for TLS-terminating proxies)
+ * @param maxPayloadBytes         largest request body (default 1 MiB)
+ * @param maxHeaderBytes          largest request header block (default 16 KiB)
+ * @param shutdownGrace           how long in-flight requests get on SIGTERM (default 10 s)
+ */
+public record ServerConfig(String host, int port, EngineConfig engine, Set<String> allowedHosts,
+                           Set<String> allowedOrigins, Set<String> trustedProxies, boolean legacyQueryCredentials,
+                           boolean secureCookies, long maxPayloadBytes, int maxHeaderBytes, Duration shutdownGrace) {
+
+    public static final String DEFAULT_HOST = "127.0.0.1";
+    public static final int DEFAULT_PORT = 3001;
+
+    public ServerConfig {
+        if (port < 0 || port > 65535) {
+            throw new IllegalArgumentException("port must be 0-65535");
+        }
+        if (host == null || host.isBlank()) {
+            throw new IllegalArgumentException("host must not be empty");
+        }
+        allowedHosts = lower(allowedHosts);
+        allowedOrigins = lower(allowedOrigins);
+        trustedProxies = Set.copyOf(trustedProxies);
+        if (maxPayloadBytes < 1024 || maxHeaderBytes < 1024) {
+            throw new IllegalArgumentException("size limits must be at least 1024 bytes");
+        }
+    }
+
+    /** Defaults: 127.0.0.1:3001, data in {@code ~/.agent-workspace}. */
+    public static ServerConfig defaults() {
+        return forDataDir(Path.of(System.getProperty("user.home"), ".agent-workspace"));
+    }
+
+    public static ServerConfig forDataDir(Path dataDir) {
+        return new ServerConfig(DEFAULT_HOST, DEFAULT_PORT, EngineConfig.create(dataDir), Set.of(), Set.of(),
+                Set.of(), false, false, 1024 * 1024, 16 * 1024, Duration.ofSeconds(10));
+    }
+
+    public ServerConfig withPort(int p) {
+        return new ServerConfig(host, p, engine, allowedHosts, allowedOrigins, trustedProxies, legacyQueryCredentials,
+                secureCookies, maxPayloadBytes, maxHeaderBytes, shutdownGrace);
+    }
+
+    public ServerConfig withHost(String h) {
+        return new ServerConfig(h, port, engine, allowedHosts, allowedOrigins, trustedProxies, legacyQueryCredentials,
+                secureCookies, maxPayloadBytes, maxHeaderBytes, shutdownGrace);
+    }
+
+    public ServerConfig withEngine(EngineConfig e) {
+        return new ServerConfig(host, port, e, allowedHosts, allowedOrigins, trustedProxies, legacyQueryCredentials,
+                secureCookies, maxPayloadBytes, maxHeaderBytes, shutdownGrace);
+    }
+
+    public ServerConfig withLegacyQueryCredentials(boolean on) {
+        return new ServerConfig(host, port, engine, allowedHosts, allowedOrigins, trustedProxies, on,
+                secureCookies, maxPayloadBytes, maxHeaderBytes, shutdownGrace);
+    }
+
+    /** True when bound to a loopback address only (then the Host header is checked against known names). */
+    public boolean loopbackOnly() {
+        String h = host.toLowerCase(Locale.ROOT);
+        return h.equals("localhost") || h.startsWith("127.") || h.equals("::1") || h.equals("[::1]");
+    }
+
+    /**
+     * Builds the configuration from the environment and the command line. Flags: {@code --host}, {@code --port},
+     * {@code --data-dir}, {@code --db-url}, {@code --allowed-hosts}, {@code --allowed-origins},
+     * {@code --trusted-proxies}, {@code --legacy-query-credentials}, {@code --secure-cookies},
+     * {@code --session-hours}, {@code --max-payload-bytes}; each has an {@code AW_*} environment twin.
+     */
+    public static ServerConfig from(Map<String, String> env, List<String> args) {
+        Map<String, String> v = new java.util.HashMap<>();
+        Map<String, String> envNames = Map.ofEntries(
+                Map.entry("AW_HOST", "host"), Map.entry("AW_PORT", "port"), Map.entry("AW_DATA_DIR", "data-dir"),
+                Map.entry("AW_DB_URL", "db-url"), Map.entry("AW_ALLOWED_HOSTS", "allowed-hosts"),
+                Map.entry("AW_ALLOWED_ORIGINS", "allowed-origins"),
+                Map.entry("AW_TRUSTED_PROXIES", "trusted-proxies"),
+                Map.entry("AW_LEGACY_QUERY_CREDENTIALS", "legacy-query-credentials"),
+                Map.entry("AW_SECURE_COOKIES", "secure-cookies"), Map.entry("AW_SESSION_HOURS", "session-hours"),
+                Map.entry("AW_MAX_PAYLOAD_BYTES", "max-payload-bytes"));
+        envNames.forEach((e, k) -> {
+            String val = env.get(e);
+            if (val != null && !val.isBlank()) {
+                v.put(k, val);
+            }
+        });
+        List<String> rest = new ArrayList<>(args);
+        while (!rest.isEmpty()) {
+            String a = rest.removeFirst();
+            if (!a.startsWith("--")) {
+                throw new IllegalArgumentException("unexpected argument: " + a);
+            }
+            String name = a.substring(2);
+            String value;
+            int eq = name.indexOf('=');
+            if (eq >= 0) {
+                value = name.substring(eq + 1);
+                name = name.substring(0, eq);
+            } else if (name.equals("legacy-query-credentials") || name.equals("secure-cookies")) {
+                value = "true";
+            } else if (rest.isEmpty()) {
+                throw new IllegalArgumentException("--" + name + " needs a value");
+            } else {
+                value = rest.removeFirst();
+            }
+            if (!envNames.containsValue(name)) {
+                throw new IllegalArgumentException("unknown option --" + name);
+            }
+            v.put(name, value);
+        }
+        ServerConfig d = defaults();
+        Path dataDir = v.containsKey("data-dir") ? Path.of(expandHome(v.get("data-dir"))) : d.engine().dataDir();
+        EngineConfig engine = EngineConfig.create(dataDir).withJdbcUrl(v.get("db-url"));
+        if (v.containsKey("session-hours")) {
+            engine = engine.withAuth(engine.auth().withSessionLifetime(
+                    Duration.ofHours(parseInt(v.get("session-hours"), "session-hours"))));
+        }
+        return new ServerConfig(v.getOrDefault("host", d.host()),
+                v.containsKey("port") ? parseInt(v.get("port"), "port") : d.port(), engine,
+                list(v.get("allowed-hosts")), list(v.get("allowed-origins")), list(v.get("trusted-proxies")),
+                bool(v.get("legacy-query-credentials")), bool(v.get("secure-cookies")),
+                v.containsKey("max-payload-bytes") ? parseInt(v.get("max-payload-bytes"), "max-payload-bytes")
+                        : d.maxPayloadBytes(), d.maxHeaderBytes(), d.shutdownGrace());
+    }
+
+    private static String expandHome(String p) {
+        return p.equals("~") || p.startsWith("~/") ? System.getProperty("user.home") + p.substring(1) : p;
+    }
+
+    private static int parseInt(String s, String name) {
+        try {
+            return Integer.parseInt(s.strip());
+        } catch (NumberFormatException e) {
+            throw new IllegalArgumentException(name + " must be a number");
+        }
+    }
+
+    private static boolean bool(String s) {
+        return s != null && (s.equalsIgnoreCase("true") || s.equals("1") || s.equalsIgnoreCase("yes"));
+    }
+
+    private static Set<String> list(String s) {
+        if (s == null || s.isBlank()) {
+            return Set.of();
+        }
+        return Arrays.stream(s.split(",")).map(String::strip).filter(x -> !x.isEmpty()).collect(Collectors.toSet());
+    }
+
+    private static Set<String> lower(Set<String> s) {
+        return s.stream().map(x -> x.toLowerCase(Locale.ROOT)).collect(Collectors.toUnmodifiableSet());
+    }
+}

@@ -1,0 +1,158 @@
+package org.agentworkspace.server;
+
+import java.net.URI;
+import java.util.List;
+import java.util.Map;
+
+import io.helidon.http.HeaderNames;
+import io.helidon.http.Status;
+import io.helidon.webserver.WebServer;
+import io.helidon.webserver.http.HttpRouting;
+import io.helidon.webserver.http1.Http1Config;
+
+import org.agentworkspace.api.ErrorCodes;
+import org.agentworkspace.core.WorkspaceEngine;
+import org.agentworkspace.server.http.BuildInfo;
+import org.agentworkspace.server.http.ErrorResponses;
+import org.agentworkspace.server.http.Filters;
+import org.agentworkspace.server.http.Guard;
+import org.agentworkspace.server.http.Json;
+import org.agentworkspace.server.http.OpenApiDocument;
+import org.agentworkspace.server.http.RouteTable;
+import org.agentworkspace.server.http.SessionTokens;
+import org.agentworkspace.server.routes.ApiKeyService;
+import org.agentworkspace.server.routes.AuthService;
+import org.agentworkspace.server.routes.SystemService;
+import org.agentworkspace.server.routes.UserService;
+
+/**
+ * The running server: the engine behind Helidon's web server. {@link #routing} is the one place routes are
+ * assembled; the server and the tests both use it.
+ */
+public final class WorkspaceServer implements AutoCloseable {
+    private static final System.Logger LOG = System.getLogger(WorkspaceServer.class.getName());
+
+    private final WorkspaceEngine engine;
+    private final WebServer web;
+    private final RouteTable table;
+
+    private WorkspaceServer(WorkspaceEngine engine, WebServer web, RouteTable table) {
+        this.engine = engine;
+        this.web = web;
+        this.table = table;
+    }
+
+    /** What the routing needs, built once per server. */
+    public record Context(WorkspaceEngine engine, ServerConfig config, Json json, SessionTokens tokens, Guard guard,
+                          ErrorResponses errors, BuildInfo build, OpenApiDocument openApi) {
+        public static Context create(WorkspaceEngine engine, ServerConfig config, Map<String, String> env) {
+            Json json = new Json();
+            SessionTokens tokens = new SessionTokens(engine.signingSecret(), engine.config().clock(),
+                    engine.config().auth().sessionLifetime());
+            Guard guard = new Guard(engine.auth(), tokens, config, json);
+            return new Context(engine, config, json, tokens, guard, new ErrorResponses(json), BuildInfo.detect(env),
+                    OpenApiDocument.load());
+        }
+    }
+
+    /**
+     * Assembles every route: filters, one service per resource family, the error handlers, and the final
+     * not-found answer. Returns the route table; it refuses (throws) when a route is declared twice, lacks a
+     * declaration, or disagrees with the OpenAPI document.
+     */
+    public static RouteTable routing(HttpRouting.Builder routing, Context ctx) {
+        RouteTable table = new RouteTable();
+        routing.addFilter(Filters.hostCheck(ctx.config(), ctx.errors()));
+        routing.addFilter(Filters.securityHeaders());
+        routing.register(
+                new SystemService(ctx.build(), ctx.openApi(), ctx.engine().auth(), ctx.json(), ctx.guard(), table),
+                new AuthService(ctx.engine().auth(), ctx.tokens(), ctx.guard(), table, ctx.config()),
+                new ApiKeyService(ctx.engine().auth().apiKeys(), ctx.guard(), table),
+                new UserService(ctx.engine().auth().accounts(), ctx.guard(), table));
+        routing.any((req, res) -> {
+            List<String> methods = table.methodsFor(req.path().path());
+            if (methods.isEmpty()) {
+                ctx.errors().write(res, Status.NOT_FOUND_404, ErrorCodes.ROUTE_NOT_FOUND,
+                        "no route for " + req.prologue().method().text() + " " + printable(req.path().path()));
+            } else {
+                res.header(HeaderNames.ALLOW, String.join(", ", methods));
+                ctx.errors().write(res, Status.METHOD_NOT_ALLOWED_405, ErrorCodes.METHOD_NOT_ALLOWED,
+                        "method not allowed; use " + String.join(", ", methods));
+            }
+        });
+        ctx.errors().register(routing);
+        return table;
+    }
+
+    /** Builds the routing, checks the route table, and starts listening. */
+    public static WorkspaceServer start(ServerConfig config) {
+        return start(config, System.getenv());
+    }
+
+    public static WorkspaceServer start(ServerConfig config, Map<String, String> env) {
+        WorkspaceEngine engine = WorkspaceEngine.open(config.engine());
+        try {
+            Context ctx = Context.create(engine, config, env);
+            HttpRouting.Builder routing = HttpRouting.builder();
+            RouteTable table = routing(routing, ctx);
+            table.verify();
+            List<String> mismatches = ctx.openApi().mismatches(table);
+            if (!mismatches.isEmpty()) {
+                throw new IllegalStateException("routes disagree with the OpenAPI document:\n  "
+                        + String.join("\n  ", mismatches));
+            }
+            WebServer web = WebServer.builder()
+                    .host(config.host())
+                    .port(config.port())
+                    .shutdownHook(false)
+                    .shutdownGracePeriod(config.shutdownGrace())
+                    .maxPayloadSize(config.maxPayloadBytes())
+                    .idleConnectionTimeout(java.time.Duration.ofMinutes(10))
+                    .addProtocol(Http1Config.builder()
+                            .maxHeadersSize(config.maxHeaderBytes())
+                            .maxPrologueLength(8192)
+                            .build())
+                    .directHandlers(ctx.errors().directHandlers())
+                    .routing(routing)
+                    .build()
+                    .start();
+            LOG.log(System.Logger.Level.INFO, "Agent Workspace " + ctx.build().version() + " listening on http://"
+                    + config.host() + ":" + web.port() + " (data in " + config.engine().dataDir() + ")");
+            return new WorkspaceServer(engine, web, table);
+        } catch (RuntimeException e) {
+            engine.close();
+            throw e;
+        }
+    }
+
+    public int port() {
+        return web.port();
+    }
+
+    public URI baseUri() {
+        return URI.create("http://127.0.0.1:" + port());
+    }
+
+    public WorkspaceEngine engine() {
+        return engine;
+    }
+
+    public RouteTable routes() {
+        return table;
+    }
+
+    /** Stops accepting, lets in-flight requests finish within the grace period, then closes the engine. */
+    @Override
+    public void close() {
+        try {
+            web.stop();
+        } finally {
+            engine.close();
+        }
+    }
+
+    private static String printable(String s) {
+        String cut = s.length() > 200 ? s.substring(0, 200) + "…" : s;
+        return cut.replaceAll("\\p{Cntrl}", "?");
+    }
+}

@@ -1,0 +1,73 @@
+package org.agentworkspace.server.http;
+
+import java.util.Objects;
+
+import io.helidon.http.Method;
+import io.helidon.webserver.http.HttpRules;
+import io.helidon.webserver.http.HttpService;
+
+/**
+ * Base of every resource family's service. A family declares its routes through {@link Routes}, which records each
+ * in the {@link RouteTable} with its {@link Access} and wraps the handler with the {@link Guard}: nothing reaches a
+ * handler unauthenticated unless its route is declared public.
+ */
+public abstract class ApiService implements HttpService {
+    private final String family;
+    private final Guard guard;
+    private final RouteTable table;
+
+    protected ApiService(String family, Guard guard, RouteTable table) {
+        this.family = Objects.requireNonNull(family);
+        this.guard = Objects.requireNonNull(guard);
+        this.table = Objects.requireNonNull(table);
+    }
+
+    /** Declares the family's routes; paths are absolute (the service is registered at the root). */
+    protected abstract void declare(Routes routes);
+
+    @Override
+    public final void routing(HttpRules rules) {
+        declare(new Routes(rules));
+    }
+
+    /** A handler that receives the authenticated call. */
+    @FunctionalInterface
+    public interface Handler {
+        void handle(Call call) throws Exception;
+    }
+
+    /** The only way to add a route: each needs an access declaration. */
+    public final class Routes {
+        private final HttpRules rules;
+
+        private Routes(HttpRules rules) {
+            this.rules = rules;
+        }
+
+        public Routes get(String path, Access access, Handler handler) {
+            return add(Method.GET, path, access, handler);
+        }
+
+        public Routes post(String path, Access access, Handler handler) {
+            return add(Method.POST, path, access, handler);
+        }
+
+        public Routes put(String path, Access access, Handler handler) {
+            return add(Method.PUT, path, access, handler);
+        }
+
+        public Routes patch(String path, Access access, Handler handler) {
+            return add(Method.PATCH, path, access, handler);
+        }
+
+        public Routes delete(String path, Access access, Handler handler) {
+            return add(Method.DELETE, path, access, handler);
+        }
+
+        private Routes add(Method method, String path, Access access, Handler handler) {
+            table.add(new RouteTable.Route(method.text(), path, access, family));
+            rules.route(method, path, (req, res) -> guard.handle(access, req, res, handler));
+            return this;
+        }
+    }
+}

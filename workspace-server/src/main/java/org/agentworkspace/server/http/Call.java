@@ -1,0 +1,183 @@
+package org.agentworkspace.server.http;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Optional;
+
+import com.fasterxml.jackson.databind.JsonNode;
+
+import io.helidon.http.HeaderNames;
+import io.helidon.http.HeaderValues;
+import io.helidon.http.Status;
+import io.helidon.webserver.http.ServerRequest;
+import io.helidon.webserver.http.ServerResponse;
+
+import org.agentworkspace.api.ErrorCodes;
+import org.agentworkspace.api.Principal;
+import org.agentworkspace.api.WorkspaceException;
+
+/** One request as a handler sees it: the caller, typed access to the body and parameters, and JSON replies. */
+public final class Call {
+    private final ServerRequest req;
+    private final ServerResponse res;
+    private final Principal principal;
+    private final Json json;
+    private final long maxBody;
+
+    Call(ServerRequest req, ServerResponse res, Principal principal, Json json, long maxBody) {
+        this.req = req;
+        this.res = res;
+        this.principal = principal;
+        this.json = json;
+        this.maxBody = maxBody;
+    }
+
+    public ServerRequest request() {
+        return req;
+    }
+
+    public ServerResponse response() {
+        return res;
+    }
+
+    /** The authenticated caller; public routes have none. */
+    public Principal principal() {
+        return Objects.requireNonNull(principal, "public routes have no principal");
+    }
+
+    public Optional<Principal> findPrincipal() {
+        return Optional.ofNullable(principal);
+    }
+
+    /** The JSON body as a tree, or an empty object when the request has no body. */
+    public JsonNode body() {
+        byte[] bytes = bodyBytes();
+        if (bytes.length == 0) {
+            return json.mapper().createObjectNode();
+        }
+        JsonNode node = json.parse(bytes);
+        if (!node.isObject()) {
+            throw new WorkspaceException.Validation(ErrorCodes.VALIDATION_FAILED, "the request body must be a JSON object");
+        }
+        return node;
+    }
+
+    private byte[] bodyBytes() {
+        if (!req.content().hasEntity()) {
+            return new byte[0];
+        }
+        try (InputStream in = req.content().inputStream()) {
+            byte[] bytes = in.readNBytes((int) Math.min(Integer.MAX_VALUE - 8, maxBody + 1));
+            if (bytes.length > maxBody) {
+                throw new WorkspaceException.PayloadTooLarge("the request body is over " + maxBody + " bytes");
+            }
+            return bytes;
+        } catch (IOException e) {
+            throw new WorkspaceException.Validation(ErrorCodes.VALIDATION_FAILED, "the request body could not be read");
+        }
+    }
+
+    /** A required string field of the body. */
+    public static String requiredString(JsonNode body, String field) {
+        JsonNode v = body.get(field);
+        if (v == null || v.isNull()) {
+            throw WorkspaceException.Validation.of(field + " is required");
+        }
+        if (!v.isTextual()) {
+            throw WorkspaceException.Validation.of(field + " must be a string");
+        }
+        return v.asText();
+    }
+
+    /** An optional string field of the body. */
+    public static Optional<String> optionalString(JsonNode body, String field) {
+        JsonNode v = body.get(field);
+        if (v == null || v.isNull()) {
+            return Optional.empty();
+        }
+        if (!v.isTextual()) {
+            throw WorkspaceException.Validation.of(field + " must be a string");
+        }
+        return Optional.of(v.asText());
+    }
+
+    /** A required boolean field of the body. */
+    public static boolean requiredBoolean(JsonNode body, String field) {
+        JsonNode v = body.get(field);
+        if (v == null || !v.isBoolean()) {
+            throw WorkspaceException.Validation.of(field + " is required and must be true or false");
+        }
+        return v.asBoolean();
+    }
+
+    /** An optional array of strings. */
+    public static Optional<List<String>> optionalStrings(JsonNode body, String field) {
+        JsonNode v = body.get(field);
+        if (v == null || v.isNull()) {
+            return Optional.empty();
+        }
+        if (!v.isArray()) {
+            throw WorkspaceException.Validation.of(field + " must be an array of strings");
+        }
+        List<String> out = new java.util.ArrayList<>();
+        for (JsonNode n : v) {
+            if (!n.isTextual()) {
+                throw WorkspaceException.Validation.of(field + " must be an array of strings");
+            }
+            out.add(n.asText());
+        }
+        return Optional.of(out);
+    }
+
+    /** A numeric path parameter; anything else is a 404 of {@code notFoundCode} (ids are opaque to callers). */
+    public long pathId(String name, String notFoundCode) {
+        String raw = req.path().pathParameters().get(name);
+        try {
+            long id = Long.parseLong(raw);
+            if (id <= 0) {
+                throw new NumberFormatException();
+            }
+            return id;
+        } catch (NumberFormatException e) {
+            throw new WorkspaceException.NotFound(notFoundCode, "no such " + name.replace("Id", ""));
+        }
+    }
+
+    public Optional<String> query(String name) {
+        return req.query().first(name).asOptional();
+    }
+
+    public void ok(Object body) {
+        send(Status.OK_200, body);
+    }
+
+    public void created(Object body) {
+        send(Status.CREATED_201, body);
+    }
+
+    /** {@code {success: true}} plus any extra fields. */
+    public void ack(Object... keyValues) {
+        Map<String, Object> body = new LinkedHashMap<>();
+        body.put("success", true);
+        for (int i = 0; i + 1 < keyValues.length; i += 2) {
+            body.put((String) keyValues[i], keyValues[i + 1]);
+        }
+        ok(body);
+    }
+
+    public void send(Status status, Object body) {
+        res.status(status);
+        res.header(HeaderValues.CONTENT_TYPE_JSON);
+        res.send(json.write(body));
+    }
+
+    /** Marks the response as never to be cached (secrets shown once). */
+    public Call noStore() {
+        res.header(HeaderNames.CACHE_CONTROL, "no-store");
+        return this;
+    }
+}

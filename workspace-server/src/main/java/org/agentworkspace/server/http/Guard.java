@@ -1,0 +1,301 @@
+package org.agentworkspace.server.http;
+
+import java.net.InetSocketAddress;
+import java.net.SocketAddress;
+import java.net.URI;
+import java.util.List;
+import java.util.Locale;
+import java.util.Optional;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+import io.helidon.http.HeaderName;
+import io.helidon.http.HeaderNames;
+import io.helidon.http.Method;
+import io.helidon.webserver.http.ServerRequest;
+import io.helidon.webserver.http.ServerResponse;
+
+import org.agentworkspace.api.ErrorCodes;
+import org.agentworkspace.api.Principal;
+import org.agentworkspace.api.Scope;
+import org.agentworkspace.api.WorkspaceException;
+import org.agentworkspace.core.auth.ApiKeys;
+import org.agentworkspace.core.auth.Authentication;
+import org.agentworkspace.core.auth.StreamTickets;
+import org.agentworkspace.server.ServerConfig;
+
+/**
+ * Authentication and authorisation of every routed request, in one place.
+ *
+ * <p>Credentials, each accepted only by its own carrier: {@code X-API-Key} (keys only), {@code Authorization: Bearer}
+ * (a key when it starts with {@code px_}/{@code ck_}, otherwise a session JWT), the {@code token} cookie (session
+ * JWTs only), and on streaming routes the one-shot {@code streamTicket} query parameter. An explicit header wins over
+ * the cookie; two header credentials, or a repeated header, are refused. {@code ?apiKey=}, {@code ?token=} and
+ * {@code ?access_token=} are refused outright unless legacy query credentials are switched on.
+ *
+ * <p>Browser safety: a state-changing request authenticated by the cookie alone must come from our own origin
+ * (Origin, else Referer; {@code Sec-Fetch-Site} when present must be {@code same-origin}); any state-changing
+ * request that names a foreign Origin is refused even on public routes; bodies of state-changing requests must be
+ * JSON. Bearer and key requests are not subject to the origin rule: browsers never attach them on their own.
+ */
+public final class Guard {
+    private static final Pattern BEARER = Pattern.compile("(?i)bearer ([^\\s]+)");
+    private static final HeaderName X_API_KEY = HeaderNames.create("X-API-Key");
+    private static final HeaderName X_FORWARDED_FOR = HeaderNames.create("X-Forwarded-For");
+    private static final HeaderName X_FORWARDED_PROTO = HeaderNames.create("X-Forwarded-Proto");
+    private static final HeaderName SEC_FETCH_SITE = HeaderNames.create("Sec-Fetch-Site");
+    private static final List<String> QUERY_CREDENTIALS = List.of("apiKey", "token", "access_token");
+
+    private final Authentication auth;
+    private final SessionTokens tokens;
+    private final ServerConfig config;
+    private final Json json;
+
+    public Guard(Authentication auth, SessionTokens tokens, ServerConfig config, Json json) {
+        this.auth = auth;
+        this.tokens = tokens;
+        this.config = config;
+        this.json = json;
+    }
+
+    /** How a request proved who it is. */
+    private enum Carrier { HEADER, COOKIE, TICKET, QUERY }
+
+    private record Authenticated(Principal principal, Carrier carrier) {
+    }
+
+    void handle(Access access, ServerRequest req, ServerResponse res, ApiService.Handler handler) throws Exception {
+        Principal principal = null;
+        boolean unsafe = unsafe(req.prologue().method());
+        if (access.isPublic()) {
+            if (unsafe) {
+                refuseForeignOrigin(req);
+            }
+        } else {
+            Authenticated a = authenticate(access, req);
+            authorize(access, a.principal());
+            if (unsafe && a.carrier() == Carrier.COOKIE) {
+                requireSameOrigin(req);
+            }
+            principal = a.principal();
+        }
+        if (unsafe) {
+            requireJsonBody(req);
+        }
+        handler.handle(new Call(req, res, principal, json, config.maxPayloadBytes()));
+    }
+
+    /** The caller if the request carries a valid header or cookie credential; never throws for a bad one. */
+    public Optional<Principal> tryAuthenticate(ServerRequest req) {
+        try {
+            return Optional.of(authenticate(Access.authenticated(), req).principal());
+        } catch (WorkspaceException e) {
+            return Optional.empty();
+        }
+    }
+
+    private Authenticated authenticate(Access access, ServerRequest req) {
+        for (String name : QUERY_CREDENTIALS) {
+            if (req.query().contains(name) && !config.legacyQueryCredentials()) {
+                throw new WorkspaceException.Unauthenticated(ErrorCodes.QUERY_CREDENTIALS_DISABLED,
+                        "credentials in the URL are refused; send an Authorization or X-API-Key header");
+            }
+        }
+        List<String> authz = values(req, HeaderNames.AUTHORIZATION);
+        List<String> keys = values(req, X_API_KEY);
+        if (authz.size() > 1 || keys.size() > 1 || (!authz.isEmpty() && !keys.isEmpty())) {
+            throw new WorkspaceException.Unauthenticated(ErrorCodes.INVALID_TOKEN,
+                    "send exactly one credential header");
+        }
+        Authenticated found;
+        if (!keys.isEmpty()) {
+            found = new Authenticated(key(keys.getFirst()), Carrier.HEADER);
+        } else if (!authz.isEmpty()) {
+            Matcher m = BEARER.matcher(authz.getFirst());
+            if (!m.matches()) {
+                throw new WorkspaceException.Unauthenticated(ErrorCodes.INVALID_TOKEN,
+                        "the Authorization header must be 'Bearer <token>'");
+            }
+            String value = m.group(1);
+            found = new Authenticated(ApiKeys.looksLikeKey(value) ? key(value) : session(value), Carrier.HEADER);
+        } else if (config.legacyQueryCredentials() && legacyQuery(req).isPresent()) {
+            String value = legacyQuery(req).get();
+            found = new Authenticated(ApiKeys.looksLikeKey(value) ? key(value) : session(value), Carrier.QUERY);
+        } else if (req.headers().cookies().contains("token")) {
+            String value = req.headers().cookies().first("token").orElse("");
+            if (ApiKeys.looksLikeKey(value)) {
+                throw invalidToken();
+            }
+            found = new Authenticated(session(value), Carrier.COOKIE);
+        } else if (access.streaming() && req.query().contains("streamTicket")) {
+            String ticket = req.query().first("streamTicket").orElse("");
+            found = new Authenticated(auth.tickets().redeem(ticket).orElseThrow(StreamTickets::invalid),
+                    Carrier.TICKET);
+        } else {
+            throw access.keyOnly()
+                    ? new WorkspaceException.Unauthenticated(ErrorCodes.API_KEY_REQUIRED, "this route needs an API key")
+                    : new WorkspaceException.Unauthenticated(ErrorCodes.AUTH_REQUIRED, "authentication required");
+        }
+        if (access.keyOnly() && found.principal().kind() != Principal.Kind.API_KEY) {
+            throw new WorkspaceException.Unauthenticated(ErrorCodes.API_KEY_REQUIRED, "this route needs an API key");
+        }
+        return found;
+    }
+
+    private Optional<String> legacyQuery(ServerRequest req) {
+        for (String name : QUERY_CREDENTIALS) {
+            Optional<String> v = req.query().first(name).asOptional();
+            if (v.isPresent()) {
+                return v;
+            }
+        }
+        return Optional.empty();
+    }
+
+    private Principal key(String value) {
+        return auth.apiKeys().authenticate(value).orElseThrow(() -> new WorkspaceException.Unauthenticated(
+                ErrorCodes.INVALID_API_KEY, "the API key is invalid or inactive"));
+    }
+
+    private Principal session(String jwt) {
+        return tokens.verify(jwt)
+                .flatMap(id -> auth.accounts().find(id))
+                .map(user -> new Principal(user, Principal.Kind.SESSION, null, Scope.all()))
+                .orElseThrow(Guard::invalidToken);
+    }
+
+    private static WorkspaceException invalidToken() {
+        return new WorkspaceException.Unauthenticated(ErrorCodes.INVALID_TOKEN,
+                "the session token is invalid or expired");
+    }
+
+    private static void authorize(Access access, Principal p) {
+        if (access.sessionOnly() && p.kind() != Principal.Kind.SESSION) {
+            throw new WorkspaceException.Forbidden(ErrorCodes.SESSION_REQUIRED,
+                    "this route is for signed-in users, not API keys");
+        }
+        if (access.scope() != null && !p.has(access.scope())) {
+            throw new WorkspaceException.Forbidden(ErrorCodes.INSUFFICIENT_SCOPE,
+                    "this route needs the scope " + access.scope().id());
+        }
+        if (access.adminOnly() && !p.user().admin()) {
+            throw new WorkspaceException.Forbidden(ErrorCodes.ADMIN_REQUIRED, "this route is for administrators");
+        }
+    }
+
+    static boolean unsafe(Method m) {
+        return !(m == Method.GET || m == Method.HEAD || m == Method.OPTIONS || m == Method.TRACE);
+    }
+
+    /** Cookie-authenticated change: Origin (or Referer) must be ours; fetch metadata must not say cross-site. */
+    private void requireSameOrigin(ServerRequest req) {
+        Optional<String> site = req.headers().first(SEC_FETCH_SITE);
+        if (site.isPresent() && !site.get().equalsIgnoreCase("same-origin") && !site.get().equalsIgnoreCase("none")) {
+            throw originRejected();
+        }
+        Optional<String> origin = req.headers().first(HeaderNames.ORIGIN);
+        if (origin.isPresent()) {
+            if (!allowedOrigin(req, origin.get())) {
+                throw originRejected();
+            }
+            return;
+        }
+        Optional<String> referer = req.headers().first(HeaderNames.REFERER);
+        if (referer.isPresent() && referrerOrigin(referer.get()).filter(o -> allowedOrigin(req, o)).isPresent()) {
+            return;
+        }
+        throw originRejected();
+    }
+
+    /** Any change naming a foreign Origin is refused, whatever its credential. */
+    private void refuseForeignOrigin(ServerRequest req) {
+        Optional<String> origin = req.headers().first(HeaderNames.ORIGIN);
+        if (origin.isPresent() && !allowedOrigin(req, origin.get())) {
+            throw originRejected();
+        }
+    }
+
+    /** True when {@code origin} is this server's own origin or a configured one. Public for WebSocket upgrades. */
+    public boolean allowedOrigin(ServerRequest req, String origin) {
+        String o = origin.strip().toLowerCase(Locale.ROOT);
+        if (config.allowedOrigins().contains(o)) {
+            return true;
+        }
+        Optional<String> host = req.headers().first(HeaderNames.HOST);
+        return host.isPresent() && o.equals(scheme(req) + "://" + host.get().strip().toLowerCase(Locale.ROOT));
+    }
+
+    private static Optional<String> referrerOrigin(String referer) {
+        try {
+            URI u = URI.create(referer.strip());
+            if (u.getScheme() == null || u.getHost() == null) {
+                return Optional.empty();
+            }
+            return Optional.of(u.getScheme() + "://" + u.getRawAuthority());
+        } catch (IllegalArgumentException e) {
+            return Optional.empty();
+        }
+    }
+
+    /** {@code https} when the connection is TLS or a trusted proxy says the client used https. */
+    public String scheme(ServerRequest req) {
+        if (req.isSecure()) {
+            return "https";
+        }
+        if (fromTrustedProxy(req) && req.headers().first(X_FORWARDED_PROTO).map("https"::equalsIgnoreCase)
+                .orElse(false)) {
+            return "https";
+        }
+        return "http";
+    }
+
+    /** The client's address: the peer, or the nearest untrusted X-Forwarded-For hop behind trusted proxies. */
+    public String clientAddress(ServerRequest req) {
+        String peer = peerAddress(req);
+        if (!config.trustedProxies().contains(peer)) {
+            return peer;
+        }
+        List<String> hops = values(req, X_FORWARDED_FOR).stream()
+                .flatMap(v -> java.util.Arrays.stream(v.split(","))).map(String::strip).toList();
+        for (int i = hops.size() - 1; i >= 0; i--) {
+            if (!config.trustedProxies().contains(hops.get(i))) {
+                return hops.get(i);
+            }
+        }
+        return peer;
+    }
+
+    private boolean fromTrustedProxy(ServerRequest req) {
+        return config.trustedProxies().contains(peerAddress(req));
+    }
+
+    private static String peerAddress(ServerRequest req) {
+        SocketAddress a = req.remotePeer().address();
+        if (a instanceof InetSocketAddress inet && inet.getAddress() != null) {
+            return inet.getAddress().getHostAddress();
+        }
+        return String.valueOf(a);
+    }
+
+    private void requireJsonBody(ServerRequest req) {
+        if (!req.content().hasEntity()) {
+            return;
+        }
+        String type = req.headers().first(HeaderNames.CONTENT_TYPE).orElse("").toLowerCase(Locale.ROOT);
+        if (!(type.equals("application/json") || type.startsWith("application/json;"))) {
+            throw new WorkspaceException.UnsupportedMediaType("request bodies must be application/json");
+        }
+    }
+
+    private static List<String> values(ServerRequest req, HeaderName name) {
+        if (!req.headers().contains(name)) {
+            return List.of();
+        }
+        return req.headers().get(name).allValues();
+    }
+
+    private static WorkspaceException originRejected() {
+        return new WorkspaceException.Forbidden(ErrorCodes.ORIGIN_REJECTED,
+                "cross-origin request refused");
+    }
+}
