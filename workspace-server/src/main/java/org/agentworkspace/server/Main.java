@@ -55,10 +55,11 @@ public final class Main {
         ServerConfig config = ServerConfig.from(System.getenv(), args);
         WorkspaceServer server = WorkspaceServer.start(config);
         CountDownLatch stopped = new CountDownLatch(1);
+        // JUL resets its handlers in its own shutdown hook, so progress goes straight to stderr
         Runtime.getRuntime().addShutdownHook(new Thread(() -> {
-            System.Logger log = System.getLogger(Main.class.getName());
-            log.log(System.Logger.Level.INFO, "shutting down");
+            System.err.println("agent-workspace: shutting down");
             server.close();
+            System.err.println("agent-workspace: stopped");
             stopped.countDown();
         }, "aw-shutdown"));
         try {

@@ -9,7 +9,6 @@ import java.util.Optional;
 
 import io.helidon.common.Errors;
 import io.helidon.security.jwt.Jwt;
-import io.helidon.security.jwt.JwtException;
 import io.helidon.security.jwt.SignedJwt;
 import io.helidon.security.jwt.jwk.Jwk;
 import io.helidon.security.jwt.jwk.JwkKeys;
@@ -104,7 +103,9 @@ public final class SessionTokens {
                 return Optional.empty();
             }
             return jwt.subject().filter(s -> s.matches("[1-9][0-9]{0,18}")).map(Long::parseLong);
-        } catch (JwtException | IllegalArgumentException | jakarta.json.JsonException | ClassCastException e) {
+        } catch (RuntimeException e) {
+            // the token is attacker-controlled input: any parse failure (JwtException, Errors.ErrorMessagesException,
+            // JSON or base64 errors) means "not a valid token", never a server error
             return Optional.empty();
         }
     }

@@ -1,0 +1,94 @@
+package org.agentworkspace.server;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.io.BufferedReader;
+import java.io.InputStreamReader;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+import org.junit.jupiter.api.Test;
+
+/**
+ * Launches the packaged server on the module path ({@code java -p … -m org.agentworkspace.server/…}), as Surefire
+ * cannot: Surefire adds every module and opens every package, hiding a missing {@code requires} or {@code opens}.
+ * Then checks {@code /health}, registration, and that SIGTERM shuts the server down gracefully.
+ */
+class ModulePathLaunchIT {
+    private static final Pattern LISTENING = Pattern.compile("listening on http://127\\.0\\.0\\.1:(\\d+)");
+
+    @Test
+    void theServerRunsOnTheModulePathAndStopsOnSigterm() throws Exception {
+        Path jar = Path.of(System.getProperty("aw.server.jar"));
+        Path libs = Path.of(System.getProperty("aw.server.libs"));
+        assertTrue(Files.isRegularFile(jar), jar + " is built");
+        Path data = Files.createTempDirectory("aw-modpath-");
+        String javaBin = Path.of(System.getProperty("java.home"), "bin", "java").toString();
+        List<String> cmd = new ArrayList<>(List.of(javaBin, "--enable-native-access=org.xerial.sqlitejdbc",
+                "-p", jar + java.io.File.pathSeparator + libs,
+                "-m", "org.agentworkspace.server/org.agentworkspace.server.Main",
+                "--port", "0", "--data-dir", data.toString()));
+        Process p = new ProcessBuilder(cmd).redirectErrorStream(true).start();
+        StringBuilder log = new StringBuilder();
+        CompletableFuture<Integer> port = new CompletableFuture<>();
+        Thread reader = Thread.ofVirtual().start(() -> {
+            try (BufferedReader r = new BufferedReader(new InputStreamReader(p.getInputStream(),
+                    StandardCharsets.UTF_8))) {
+                String line;
+                while ((line = r.readLine()) != null) {
+                    synchronized (log) {
+                        log.append(line).append('\n');
+                    }
+                    Matcher m = LISTENING.matcher(line);
+                    if (m.find()) {
+                        port.complete(Integer.parseInt(m.group(1)));
+                    }
+                }
+            } catch (java.io.IOException e) {
+                port.completeExceptionally(e);
+            }
+            port.completeExceptionally(new AssertionError("the server exited before listening"));
+        });
+        try {
+            int actual = port.get(60, TimeUnit.SECONDS);
+            HttpClient http = HttpClient.newHttpClient();
+            HttpResponse<String> health = http.send(HttpRequest.newBuilder(
+                    URI.create("http://127.0.0.1:" + actual + "/health")).build(), HttpResponse.BodyHandlers.ofString());
+            assertEquals(200, health.statusCode());
+            assertTrue(health.body().contains("\"version\":\"0.1.0\""), health.body());
+            HttpResponse<String> reg = http.send(HttpRequest.newBuilder(
+                            URI.create("http://127.0.0.1:" + actual + "/api/auth/register"))
+                    .header("Content-Type", "application/json")
+                    .POST(HttpRequest.BodyPublishers.ofString("{\"username\":\"a\",\"password\":\"module-path\"}"))
+                    .build(), HttpResponse.BodyHandlers.ofString());
+            assertEquals(200, reg.statusCode(), reg.body());
+
+            // SIGTERM through the handle: Process.destroy() would also close our end of the child's output
+            p.toHandle().destroy();
+            assertTrue(p.waitFor(30, TimeUnit.SECONDS), "the server exits after SIGTERM");
+            reader.join(5000);
+            String out;
+            synchronized (log) {
+                out = log.toString();
+            }
+            assertTrue(out.contains("agent-workspace: shutting down") && out.contains("agent-workspace: stopped"), out);
+            assertFalse(out.contains("Exception"), out);
+            assertEquals(143, p.exitValue(), out);
+        } finally {
+            p.destroyForcibly();
+        }
+    }
+}

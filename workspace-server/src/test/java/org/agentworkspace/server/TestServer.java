@@ -1,0 +1,137 @@
+package org.agentworkspace.server;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.Map;
+import java.util.function.UnaryOperator;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+
+/** A real server on a free loopback port with its own temporary data directory, and a small HTTP client. */
+public final class TestServer implements AutoCloseable {
+    public static final ObjectMapper JSON = new ObjectMapper();
+    public static final String ADMIN = "admin";
+    public static final String ADMIN_PASSWORD = "admin-password-1";
+
+    public final WorkspaceServer server;
+    public final Path dataDir;
+    public final HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
+
+    private TestServer(WorkspaceServer server, Path dataDir) {
+        this.server = server;
+        this.dataDir = dataDir;
+    }
+
+    public static TestServer start() {
+        return start(c -> c);
+    }
+
+    public static TestServer start(UnaryOperator<ServerConfig> customize) {
+        try {
+            Path dir = Files.createTempDirectory("aw-test-");
+            ServerConfig config = customize.apply(ServerConfig.forDataDir(dir.resolve("data")).withPort(0));
+            return new TestServer(WorkspaceServer.start(config, Map.of()), dir.resolve("data"));
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    public URI uri(String path) {
+        return URI.create("http://127.0.0.1:" + server.port() + path);
+    }
+
+    public String origin() {
+        return "http://127.0.0.1:" + server.port();
+    }
+
+    /** A request with JSON body (or none when {@code body} is null) and header pairs. */
+    public HttpResponse<String> send(String method, String path, Object body, String... headers) {
+        try {
+            HttpRequest.Builder b = HttpRequest.newBuilder(uri(path)).timeout(Duration.ofSeconds(30));
+            if (body == null) {
+                b.method(method, HttpRequest.BodyPublishers.noBody());
+            } else {
+                String text = body instanceof String s ? s : JSON.writeValueAsString(body);
+                b.method(method, HttpRequest.BodyPublishers.ofString(text));
+                b.header("Content-Type", "application/json");
+            }
+            for (int i = 0; i + 1 < headers.length; i += 2) {
+                b.header(headers[i], headers[i + 1]);
+            }
+            return http.send(b.build(), HttpResponse.BodyHandlers.ofString());
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException(e);
+        }
+    }
+
+    public HttpResponse<String> get(String path, String... headers) {
+        return send("GET", path, null, headers);
+    }
+
+    public HttpResponse<String> post(String path, Object body, String... headers) {
+        return send("POST", path, body, headers);
+    }
+
+    public static JsonNode json(HttpResponse<String> res) {
+        try {
+            return JSON.readTree(res.body());
+        } catch (IOException e) {
+            throw new AssertionError("not JSON: " + res.body(), e);
+        }
+    }
+
+    /** Asserts status and, for errors, the envelope's code. */
+    public static JsonNode expect(HttpResponse<String> res, int status, String code) {
+        assertEquals(status, res.statusCode(), () -> "body: " + res.body());
+        JsonNode body = json(res);
+        if (code != null) {
+            assertEquals(false, body.path("success").asBoolean(true), res.body());
+            assertEquals(code, body.path("error").path("code").asText(), res.body());
+        }
+        return body;
+    }
+
+    /** Registers the administrator and returns its session token. */
+    public String registerAdmin() {
+        HttpResponse<String> res = post("/api/auth/register", Map.of("username", ADMIN, "password", ADMIN_PASSWORD));
+        return expect(res, 200, null).path("token").asText();
+    }
+
+    public String login(String user, String password) {
+        return expect(post("/api/auth/login", Map.of("username", user, "password", password)), 200, null)
+                .path("token").asText();
+    }
+
+    public static String[] bearer(String token) {
+        return new String[] {"Authorization", "Bearer " + token};
+    }
+
+    /** Creates an API key with the given scopes (null: defaults) and returns {id, value}. */
+    public String[] createKey(String sessionToken, String name, java.util.List<String> scopes) {
+        Map<String, Object> body = new java.util.HashMap<>();
+        body.put("name", name);
+        if (scopes != null) {
+            body.put("scopes", scopes);
+        }
+        JsonNode k = expect(post("/api/settings/api-keys", body, bearer(sessionToken)), 201, null);
+        return new String[] {k.path("id").asText(), k.path("api_key").asText()};
+    }
+
+    @Override
+    public void close() {
+        server.close();
+    }
+}
