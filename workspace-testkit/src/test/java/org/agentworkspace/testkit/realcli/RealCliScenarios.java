@@ -30,6 +30,7 @@ import org.junit.jupiter.api.io.TempDir;
 abstract class RealCliScenarios {
 
     private static final Duration TIMEOUT = Duration.ofMinutes(3);
+    private static final com.fasterxml.jackson.databind.ObjectMapper JSON = new com.fasterxml.jackson.databind.ObjectMapper();
     private final String provider;
     private final String key;
     private MockLlmServer mock;
@@ -83,12 +84,38 @@ abstract class RealCliScenarios {
         }
     }
 
+    /** All text, content and result strings of the stream, concatenated (joins gemini's word deltas). */
+    static String visibleText(String stdout) {
+        StringBuilder sb = new StringBuilder();
+        for (String line : stdout.lines().toList()) {
+            try {
+                collect(JSON.readTree(line), sb);
+            } catch (java.io.IOException e) {
+                sb.append(line);
+            }
+        }
+        return sb.toString();
+    }
+
+    private static void collect(com.fasterxml.jackson.databind.JsonNode n, StringBuilder sb) {
+        n.fields().forEachRemaining(e -> {
+            if (e.getValue().isTextual() && List.of("text", "content", "result").contains(e.getKey())) {
+                sb.append(e.getValue().asText());
+            } else if (e.getValue().isContainerNode()) {
+                collect(e.getValue(), sb);
+            }
+        });
+        if (n.isArray()) {
+            n.forEach(c -> collect(c, sb));
+        }
+    }
+
     @Test
     void plainPrompt() {
         RealCli.Headless h = prepare("plain");
         int before = mock.requests().size();
         RealCli.Result r = run(h, h.command("Say hello to the mock", false));
-        assertTrue(r.stdout().contains("MOCK-REPLY: Say hello to the mock"), r.stdout());
+        assertTrue(visibleText(r.stdout()).contains("MOCK-REPLY: Say hello to the mock"), r.stdout());
         for (String line : r.stdoutLines()) {
             assertTrue(line.startsWith("{"), () -> "machine-readable output only: " + line);
         }
@@ -106,7 +133,7 @@ abstract class RealCliScenarios {
         assertEquals("written-through-the-tool", Files.readString(file).strip());
         assertTrue(mock.requests().subList(before, mock.requests().size()).stream()
                 .anyMatch(q -> q.scenario().startsWith("tool:")), "the mock scripted a tool call");
-        assertTrue(r.stdout().contains("MOCK-REPLY: tool result"), "the follow-up answer reached the stream");
+        assertTrue(visibleText(r.stdout()).contains("MOCK-REPLY: tool result"), "the follow-up answer reached the stream");
         assertOnlyTheMockWasUsedWithOurKey(before);
     }
 
@@ -121,7 +148,7 @@ abstract class RealCliScenarios {
         String session = h.sessionId(first.stdout()).orElseThrow(() -> new AssertionError("no session id"));
         int before = mock.requests().size();
         RealCli.Result second = run(h, h.resumeCommand(session, "What was the word", false));
-        assertTrue(second.stdout().contains("MOCK-REPLY: What was the word"), second.stdout());
+        assertTrue(visibleText(second.stdout()).contains("MOCK-REPLY: What was the word"), second.stdout());
         assertEquals(Optional.of(session), h.sessionId(second.stdout()), "same session continued");
         List<RecordedRequest> turn2 = mock.requests().subList(before, mock.requests().size());
         assertTrue(turn2.stream().anyMatch(q -> q.body().contains("Remember the word pineapple")),
