@@ -118,14 +118,19 @@ if [ -n "${AW_FAKE_ECHO_ENV:-}" ]; then
 fi
 
 emit() {
-  # stdin: lines to print, with the recorded session id replaced
-  if [ -n "$recorded" ]; then sed "s/$recorded/$session/g"; else cat; fi | {
-    if [ -n "$delay_s" ]; then
-      while IFS= read -r line || [ -n "$line" ]; do sleep "$delay_s"; printf '%s\n' "$line"; done
-    else
-      cat
-    fi
-  }
+  # stdin: lines to print, with the recorded session id replaced. With a delay the lines are paced by a loop in
+  # this shell itself (no pipeline subshell), so the only children are the short `sleep`s.
+  if [ -z "$delay_s" ]; then
+    if [ -n "$recorded" ]; then sed "s/$recorded/$session/g"; else cat; fi
+    return
+  fi
+  buf="$DATA/.replay.$$"
+  if [ -n "$recorded" ]; then sed "s/$recorded/$session/g" > "$buf"; else cat > "$buf"; fi
+  while IFS= read -r line || [ -n "$line" ]; do
+    sleep "$delay_s"
+    printf '%s\n' "$line"
+  done < "$buf"
+  rm -f "$buf"
 }
 
 if [ -n "${AW_FAKE_EVENTS:-}" ]; then

@@ -206,27 +206,31 @@ class FakeClisTest {
         pb.environment().put("AW_FAKE_GRANDCHILDREN", "3");
         pb.environment().put("AW_FAKE_DELAY_MS", "30000");
         Process p = pb.start();
-        List<ProcessHandle> kids = List.of();
-        for (int i = 0; i < 100 && kids.size() < 3; i++) {
+        // 3 grandchildren + the sleep pacing the first output line, all direct children of the fake
+        List<ProcessHandle> sleeps = List.of();
+        for (int i = 0; i < 200 && sleeps.size() < 4; i++) {
             Thread.sleep(50);
-            kids = p.descendants().filter(h -> h.info().command().orElse("").endsWith("sleep")
-                    && h.parent().map(pp -> pp.pid() == p.pid()).orElse(false)).toList();
+            sleeps = p.children().filter(h -> h.info().command().orElse("").endsWith("sleep")).toList();
         }
-        List<ProcessHandle> sleepers = kids;
+        List<ProcessHandle> tree = p.descendants().toList();
         try {
-            assertTrue(sleepers.size() >= 3, "3 grandchildren started: " + sleepers);
-            String err = Files.readString(tmp.resolve("gc.err"));
-            assertEquals(3, err.lines().filter(l -> l.startsWith("aw-fake: grandchild pid ")).count());
+            assertEquals(4, sleeps.size(), "children: " + tree);
+            List<Long> grandchildren = Files.readString(tmp.resolve("gc.err")).lines()
+                    .filter(l -> l.startsWith("aw-fake: grandchild pid "))
+                    .map(l -> Long.parseLong(l.substring("aw-fake: grandchild pid ".length()).strip())).toList();
+            assertEquals(3, grandchildren.size());
             p.destroyForcibly();
             p.waitFor(10, TimeUnit.SECONDS);
             Thread.sleep(100);
-            assertTrue(sleepers.stream().allMatch(ProcessHandle::isAlive),
-                    "killing only the fake leaves its grandchildren running (what tree-kill tests need)");
+            for (long pid : grandchildren) {
+                assertTrue(ProcessHandle.of(pid).map(ProcessHandle::isAlive).orElse(false),
+                        "killing only the fake leaves grandchild " + pid + " running (what tree-kill tests need)");
+            }
         } finally {
-            sleepers.forEach(ProcessHandle::destroyForcibly);
-            p.descendants().forEach(ProcessHandle::destroyForcibly);
+            p.destroyForcibly();
+            tree.forEach(ProcessHandle::destroyForcibly);
         }
-        for (ProcessHandle h : sleepers) {
+        for (ProcessHandle h : tree) {
             h.onExit().get(10, TimeUnit.SECONDS);
             assertFalse(h.isAlive());
         }
