@@ -1,6 +1,7 @@
 /** Black-box test support: the contract suite, a mock LLM endpoint and fake provider CLIs. Depends on no project module. */
 module org.agentworkspace.testkit {
     requires java.net.http;
+    requires jdk.httpserver;
     requires com.fasterxml.jackson.databind;
     requires com.fasterxml.jackson.dataformat.yaml;
     requires com.networknt.schema;
@@ -8,5 +9,8 @@ module org.agentworkspace.testkit {
     requires org.junit.platform.launcher;
 
     exports org.agentworkspace.testkit.contract;
+    exports org.agentworkspace.testkit.mockllm;
+    exports org.agentworkspace.testkit.fakecli;
+    exports org.agentworkspace.testkit.realcli;
     opens org.agentworkspace.testkit.contract to org.junit.platform.commons;
 }

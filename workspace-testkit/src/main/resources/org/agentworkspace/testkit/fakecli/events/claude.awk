@@ -1,0 +1,1 @@
+BEGIN { for (i = 0; i < n; i++) printf "{\"type\":\"stream_event\",\"event\":{\"type\":\"content_block_delta\",\"index\":0,\"delta\":{\"type\":\"text_delta\",\"text\":\"tok-%d \"}},\"session_id\":\"%s\",\"parent_tool_use_id\":null,\"uuid\":\"00000000-0000-4000-8000-%012d\"}\n", i, sid, i }

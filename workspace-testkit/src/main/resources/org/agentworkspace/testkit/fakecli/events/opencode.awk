@@ -1,0 +1,1 @@
+BEGIN { for (i = 0; i < n; i++) printf "{\"type\":\"text\",\"timestamp\":1767225600000,\"sessionID\":\"%s\",\"part\":{\"id\":\"prt_fake%08d\",\"messageID\":\"msg_fake\",\"sessionID\":\"%s\",\"type\":\"text\",\"text\":\"tok-%d \",\"time\":{\"start\":1767225600000,\"end\":1767225600000}}}\n", sid, i, sid, i }
