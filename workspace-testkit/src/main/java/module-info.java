@@ -8,9 +8,7 @@ module org.agentworkspace.testkit {
     requires org.junit.jupiter.api;
     requires org.junit.platform.launcher;
 
-    exports org.agentworkspace.testkit.contract;
     exports org.agentworkspace.testkit.mockllm;
     exports org.agentworkspace.testkit.fakecli;
     exports org.agentworkspace.testkit.realcli;
-    opens org.agentworkspace.testkit.contract to org.junit.platform.commons;
 }
