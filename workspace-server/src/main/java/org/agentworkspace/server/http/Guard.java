@@ -10,7 +10,9 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
 import io.helidon.http.HeaderName;
+import io.helidon.common.uri.UriQuery;
 import io.helidon.http.HeaderNames;
+import io.helidon.http.Headers;
 import io.helidon.http.Method;
 import io.helidon.webserver.http.ServerRequest;
 import io.helidon.webserver.http.ServerResponse;
@@ -59,9 +61,9 @@ public final class Guard {
     }
 
     /** How a request proved who it is. */
-    private enum Carrier { HEADER, COOKIE, TICKET, QUERY }
+    enum Carrier { HEADER, COOKIE, TICKET, QUERY }
 
-    private record Authenticated(Principal principal, Carrier carrier) {
+    record Authenticated(Principal principal, Carrier carrier) {
     }
 
     void handle(Access access, ServerRequest req, ServerResponse res, ApiService.Handler handler) throws Exception {
@@ -72,7 +74,8 @@ public final class Guard {
                 refuseForeignOrigin(req);
             }
         } else {
-            Authenticated a = authenticate(access, req);
+            Authenticated a = authenticate(access, req.query(), req.headers(),
+                    req.headers().cookies().first("token").asOptional());
             authorize(access, a.principal());
             if (unsafe && a.carrier() == Carrier.COOKIE) {
                 requireSameOrigin(req);
@@ -88,21 +91,27 @@ public final class Guard {
     /** The caller if the request carries a valid header or cookie credential; never throws for a bad one. */
     public Optional<Principal> tryAuthenticate(ServerRequest req) {
         try {
-            return Optional.of(authenticate(Access.authenticated(), req).principal());
+            return Optional.of(authenticate(Access.authenticated(), req.query(), req.headers(),
+                    req.headers().cookies().first("token").asOptional()).principal());
         } catch (WorkspaceException e) {
             return Optional.empty();
         }
     }
 
-    private Authenticated authenticate(Access access, ServerRequest req) {
+    /**
+     * Authenticates from the parts every request has, so HTTP routes and WebSocket upgrades share the rules.
+     *
+     * @param cookie the {@code token} cookie's value, when present
+     */
+    Authenticated authenticate(Access access, UriQuery query, Headers headers, Optional<String> cookie) {
         for (String name : QUERY_CREDENTIALS) {
-            if (req.query().contains(name) && !config.legacyQueryCredentials()) {
+            if (query.contains(name) && !config.legacyQueryCredentials()) {
                 throw new WorkspaceException.Unauthenticated(ErrorCodes.QUERY_CREDENTIALS_DISABLED,
                         "credentials in the URL are refused; send an Authorization or X-API-Key header");
             }
         }
-        List<String> authz = values(req, HeaderNames.AUTHORIZATION);
-        List<String> keys = values(req, X_API_KEY);
+        List<String> authz = values(headers, HeaderNames.AUTHORIZATION);
+        List<String> keys = values(headers, X_API_KEY);
         if (authz.size() > 1 || keys.size() > 1 || (!authz.isEmpty() && !keys.isEmpty())) {
             throw new WorkspaceException.Unauthenticated(ErrorCodes.INVALID_TOKEN,
                     "send exactly one credential header");
@@ -118,17 +127,17 @@ public final class Guard {
             }
             String value = m.group(1);
             found = new Authenticated(ApiKeys.looksLikeKey(value) ? key(value) : session(value), Carrier.HEADER);
-        } else if (config.legacyQueryCredentials() && legacyQuery(req).isPresent()) {
-            String value = legacyQuery(req).get();
+        } else if (config.legacyQueryCredentials() && legacyQuery(query).isPresent()) {
+            String value = legacyQuery(query).get();
             found = new Authenticated(ApiKeys.looksLikeKey(value) ? key(value) : session(value), Carrier.QUERY);
-        } else if (req.headers().cookies().contains("token")) {
-            String value = req.headers().cookies().first("token").orElse("");
+        } else if (cookie.isPresent()) {
+            String value = cookie.get();
             if (ApiKeys.looksLikeKey(value)) {
                 throw invalidToken();
             }
             found = new Authenticated(session(value), Carrier.COOKIE);
-        } else if (access.streaming() && req.query().contains("streamTicket")) {
-            String ticket = req.query().first("streamTicket").orElse("");
+        } else if (access.streaming() && query.contains("streamTicket")) {
+            String ticket = query.first("streamTicket").orElse("");
             found = new Authenticated(auth.tickets().redeem(ticket).orElseThrow(StreamTickets::invalid),
                     Carrier.TICKET);
         } else {
@@ -142,9 +151,9 @@ public final class Guard {
         return found;
     }
 
-    private Optional<String> legacyQuery(ServerRequest req) {
+    private Optional<String> legacyQuery(UriQuery query) {
         for (String name : QUERY_CREDENTIALS) {
-            Optional<String> v = req.query().first(name).asOptional();
+            Optional<String> v = query.first(name).asOptional();
             if (v.isPresent()) {
                 return v;
             }
@@ -169,7 +178,7 @@ public final class Guard {
                 "the session token is invalid or expired");
     }
 
-    private static void authorize(Access access, Principal p) {
+    static void authorize(Access access, Principal p) {
         if (access.sessionOnly() && p.kind() != Principal.Kind.SESSION) {
             throw new WorkspaceException.Forbidden(ErrorCodes.SESSION_REQUIRED,
                     "this route is for signed-in users, not API keys");
@@ -215,14 +224,30 @@ public final class Guard {
         }
     }
 
-    /** True when {@code origin} is this server's own origin or a configured one. Public for WebSocket upgrades. */
+    /** True when {@code origin} is this server's own origin or a configured one. */
     public boolean allowedOrigin(ServerRequest req, String origin) {
+        return allowedOrigin(req.headers(), scheme(req), origin);
+    }
+
+    /**
+     * True when {@code origin} equals {@code scheme://Host} or is a configured origin. {@code scheme} null accepts
+     * either http or https with our Host (WebSocket upgrades, where the connection's scheme is not at hand: a page
+     * served from our own host name is same-site either way).
+     */
+    boolean allowedOrigin(Headers headers, String scheme, String origin) {
         String o = origin.strip().toLowerCase(Locale.ROOT);
         if (config.allowedOrigins().contains(o)) {
             return true;
         }
-        Optional<String> host = req.headers().first(HeaderNames.HOST);
-        return host.isPresent() && o.equals(scheme(req) + "://" + host.get().strip().toLowerCase(Locale.ROOT));
+        Optional<String> host = headers.first(HeaderNames.HOST);
+        if (host.isEmpty()) {
+            return false;
+        }
+        String h = host.get().strip().toLowerCase(Locale.ROOT);
+        if (scheme != null) {
+            return o.equals(scheme + "://" + h);
+        }
+        return o.equals("http://" + h) || o.equals("https://" + h);
     }
 
     private static Optional<String> referrerOrigin(String referer) {
@@ -255,7 +280,7 @@ public final class Guard {
         if (!config.trustedProxies().contains(peer)) {
             return peer;
         }
-        List<String> hops = values(req, X_FORWARDED_FOR).stream()
+        List<String> hops = values(req.headers(), X_FORWARDED_FOR).stream()
                 .flatMap(v -> java.util.Arrays.stream(v.split(","))).map(String::strip).toList();
         for (int i = hops.size() - 1; i >= 0; i--) {
             if (!config.trustedProxies().contains(hops.get(i))) {
@@ -287,11 +312,11 @@ public final class Guard {
         }
     }
 
-    private static List<String> values(ServerRequest req, HeaderName name) {
-        if (!req.headers().contains(name)) {
+    private static List<String> values(Headers headers, HeaderName name) {
+        if (!headers.contains(name)) {
             return List.of();
         }
-        return req.headers().get(name).allValues();
+        return headers.get(name).allValues();
     }
 
     private static WorkspaceException originRejected() {
