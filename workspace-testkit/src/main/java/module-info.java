@@ -4,9 +4,13 @@ module org.agentworkspace.testkit {
     requires com.fasterxml.jackson.databind;
     requires com.fasterxml.jackson.dataformat.yaml;
     requires com.networknt.schema;
+    // date-time format checks of the schema validator (a static requirement of com.networknt.schema)
+    requires com.ethlo.time;
     requires org.junit.jupiter.api;
     requires org.junit.platform.launcher;
 
     exports org.agentworkspace.testkit.contract;
     opens org.agentworkspace.testkit.contract to org.junit.platform.commons;
+
+    uses org.agentworkspace.testkit.contract.ContractTargetProvider;
 }
