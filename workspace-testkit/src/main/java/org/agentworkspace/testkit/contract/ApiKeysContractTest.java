@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;
@@ -87,6 +88,30 @@ class ApiKeysContractTest {
                 .json(ContractClient.body("is_active", true)).send().expectStatus(200).json();
         assertTrue(on.path("is_active").asBoolean());
         client.get("/api/auth/user").as(Credential.apiKeyHeader(secret)).send().expectStatus(200);
+    }
+
+    @Test
+    void streamOpenedWithAKeyEndsSoonAfterTheKeyIsDeactivated(ContractClient client) {
+        String secret = createKey(client);
+        long id = created.getLast();
+
+        try (ContractEventStream stream = client.get("/api/events").as(Credential.apiKeyHeader(secret)).openStream()) {
+            stream.response().expectStatus(200);
+            assertEquals("ready", stream.next(Duration.ofSeconds(10)).event());
+            client.patch(KEYS + "/" + id + "/toggle").as(session)
+                    .json(ContractClient.body("is_active", false)).send().expectStatus(200);
+            long deactivated = System.nanoTime();
+
+            ContractEventStream.Event event = stream.next(Duration.ofSeconds(10));
+            while (event.event().equals("heartbeat")) {
+                event = stream.next(Duration.ofSeconds(10));
+            }
+            Duration took = Duration.ofNanos(System.nanoTime() - deactivated);
+            assertEquals("error", event.event(), "a revoked credential ends the stream with an error event");
+            assertEquals("CREDENTIAL_REVOKED", event.json().path("code").asText());
+            assertTrue(took.compareTo(Duration.ofSeconds(5)) <= 0, "stream ended " + took + " after revocation");
+            assertTrue(stream.nextOrEnd(Duration.ofSeconds(5)).isEmpty(), "the stream closes after the error");
+        }
     }
 
     @Test

@@ -6,6 +6,7 @@ import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import java.io.IOException;
+import java.io.InputStream;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -18,6 +19,7 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Objects;
+import java.util.Set;
 import java.util.regex.Pattern;
 
 /**
@@ -30,6 +32,7 @@ import java.util.regex.Pattern;
  * }</pre>
  */
 public final class ContractClient {
+    private static final Set<String> SAFE_METHODS = Set.of("GET", "HEAD", "OPTIONS");
     private static final Pattern QUERY_SECRET = Pattern.compile("(?i)((?:apiKey|token|streamTicket)=)[^&]*");
     private static final Pattern BODY_SECRET = Pattern.compile(
             "(?i)(\"(?:token|api_key|apiKey|ticket|password|githubToken)\"\\s*:\\s*\")[^\"]*\"");
@@ -192,17 +195,50 @@ public final class ContractClient {
             return response;
         }
 
+        /**
+         * Opens a server-sent event stream ({@code Accept: text/event-stream}). The status and headers are checked
+         * against the document at once; an error response is read whole and checked like {@link #send()}.
+         */
+        public ContractEventStream openStream() {
+            headers.put("Accept", "text/event-stream");
+            HttpRequest request = build(null);
+            HttpResponse<InputStream> response;
+            try {
+                response = http.send(request, HttpResponse.BodyHandlers.ofInputStream());
+            } catch (IOException e) {
+                return fail(method + " " + redactQuery(pathAndQuery) + " failed: " + e, e);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                return fail(method + " " + redactQuery(pathAndQuery) + " interrupted", e);
+            }
+            boolean stream = response.statusCode() / 100 == 2
+                    && response.headers().firstValue("content-type").orElse("").startsWith("text/event-stream");
+            String text = "";
+            if (!stream) {
+                try (InputStream in = response.body()) {
+                    text = new String(in.readAllBytes(), StandardCharsets.UTF_8);
+                } catch (IOException e) {
+                    return fail(method + " " + redactQuery(pathAndQuery) + ": reading the body failed: " + e, e);
+                }
+            }
+            ContractResponse head = new ContractResponse(method, pathAndQuery, response.statusCode(),
+                    response.headers(), text);
+            List<String> violations = contract.validateResponse(method, pathAndQuery, head.status(),
+                    head.headers().map(), text);
+            if (!violations.isEmpty()) {
+                if (stream) {
+                    closeQuietly(response.body());
+                }
+                fail("response does not conform to the OpenAPI document:\n  - " + String.join("\n  - ", violations)
+                        + "\n  body: " + redactBody(text));
+            }
+            return new ContractEventStream(head, contract, stream ? response.body() : null);
+        }
+
         /** Sends the request without checking the response against the document. */
         public ContractResponse sendUnchecked() {
-            URI uri = target.resolve(pathAndQuery);
-            HttpRequest.Builder builder = HttpRequest.newBuilder(uri).timeout(timeout);
-            headers.forEach(builder::header);
-            credential.applyTo(builder);
-            builder.method(method, body == null
-                    ? HttpRequest.BodyPublishers.noBody()
-                    : HttpRequest.BodyPublishers.ofString(body, StandardCharsets.UTF_8));
             try {
-                HttpResponse<String> response = http.send(builder.build(),
+                HttpResponse<String> response = http.send(build(timeout),
                         HttpResponse.BodyHandlers.ofString(StandardCharsets.UTF_8));
                 return new ContractResponse(method, pathAndQuery, response.statusCode(), response.headers(),
                         response.body() == null ? "" : response.body());
@@ -212,6 +248,33 @@ public final class ContractClient {
                 Thread.currentThread().interrupt();
                 return fail(method + " " + redactQuery(pathAndQuery) + " interrupted", e);
             }
+        }
+
+        private HttpRequest build(Duration requestTimeout) {
+            URI uri = target.resolve(pathAndQuery);
+            HttpRequest.Builder builder = HttpRequest.newBuilder(uri);
+            if (requestTimeout != null) {
+                builder.timeout(requestTimeout);
+            }
+            headers.forEach(builder::header);
+            credential.applyTo(builder);
+            if (credential instanceof Credential.Cookie && !SAFE_METHODS.contains(method)
+                    && headers.keySet().stream().noneMatch("Origin"::equalsIgnoreCase)) {
+                // a browser sends its origin with cookie-authenticated changes; servers reject them without it
+                builder.header("Origin", target.origin());
+            }
+            builder.method(method, body == null
+                    ? HttpRequest.BodyPublishers.noBody()
+                    : HttpRequest.BodyPublishers.ofString(body, StandardCharsets.UTF_8));
+            return builder.build();
+        }
+    }
+
+    private static void closeQuietly(InputStream in) {
+        try {
+            in.close();
+        } catch (IOException e) {
+            // dropping the connection anyway
         }
     }
 

@@ -49,6 +49,11 @@ public record ContractTarget(URI baseUrl, String username, String password) {
         return URI.create(baseUrl + pathAndQuery);
     }
 
+    /** The origin of the target ({@code scheme://host[:port]}), as a browser on it would send in {@code Origin}. */
+    public String origin() {
+        return baseUrl.getScheme() + "://" + baseUrl.getRawAuthority();
+    }
+
     @Override
     public String toString() {
         return "ContractTarget[baseUrl=" + baseUrl + ", username=" + username + ", password=***]";

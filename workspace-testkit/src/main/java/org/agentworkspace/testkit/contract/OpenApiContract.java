@@ -211,6 +211,37 @@ public final class OpenApiContract {
         return violations;
     }
 
+    /**
+     * Checks one server-sent event of a stream response against the response's {@code x-sse-events}: the event name
+     * must be listed and its data must be JSON valid against the listed schema.
+     */
+    public List<String> validateEvent(String method, String requestTarget, int status, String event, String data) {
+        List<String> violations = new ArrayList<>();
+        String m = method.toLowerCase(Locale.ROOT);
+        String path = stripQuery(requestTarget);
+        String where = method.toUpperCase(Locale.ROOT) + " " + path + " -> " + status + " event '" + event + "'";
+        Optional<PathTemplate> template = templates.stream().filter(t -> t.matches(path) && t.item().has(m)).findFirst();
+        if (template.isEmpty()) {
+            violations.add(where + ": the route is not documented");
+            return violations;
+        }
+        JsonNode responses = template.get().item().get(m).path("responses");
+        String key = String.valueOf(status);
+        if (!responses.has(key)) {
+            violations.add(where + ": status is not documented");
+            return violations;
+        }
+        Resolved response = resolve(responses.get(key),
+                "/paths/" + escape(template.get().template()) + "/" + m + "/responses/" + key);
+        JsonNode events = response.node().path("x-sse-events");
+        if (!events.has(event)) {
+            violations.add(where + ": event is not documented (documented: " + fieldNames(events) + ")");
+            return violations;
+        }
+        validateJson(where, response.pointer() + "/x-sse-events/" + escape(event), data, violations);
+        return violations;
+    }
+
     /** Validates a JSON text against the schema at a JSON pointer of the document, for example a component schema. */
     public List<String> validateJson(String schemaPointer, String jsonText) {
         List<String> violations = new ArrayList<>();

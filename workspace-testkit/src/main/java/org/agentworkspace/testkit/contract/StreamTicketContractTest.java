@@ -2,7 +2,10 @@ package org.agentworkspace.testkit.contract;
 
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import static org.junit.jupiter.api.Assertions.assertEquals;
+
 import com.fasterxml.jackson.databind.JsonNode;
+import java.time.Duration;
 import java.time.Instant;
 import org.agentworkspace.testkit.contract.ContractClient.Session;
 import org.junit.jupiter.api.BeforeAll;
@@ -12,8 +15,8 @@ import org.junit.jupiter.api.TestInstance;
 import org.junit.jupiter.api.extension.ExtendWith;
 
 /**
- * Stream tickets: issued to any principal, and accepted nowhere but on SSE and WebSocket routes (their redemption is
- * checked by the live-channel families).
+ * Stream tickets: issued to any principal, redeemable once on a stream route ({@code GET /api/events}), and accepted
+ * nowhere else.
  */
 @Tag("contract")
 @ExtendWith(ContractExtension.class)
@@ -59,6 +62,28 @@ class StreamTicketContractTest {
         String ticket = issue(client);
 
         client.get("/api/auth/user?streamTicket=" + ticket).send().expectStatus(401);
+    }
+
+    @Test
+    void ticketOpensOneStreamOnlyOnce(ContractClient client) {
+        String ticket = issue(client);
+
+        try (ContractEventStream stream = client.get("/api/events?streamTicket=" + ticket).openStream()) {
+            stream.response().expectStatus(200);
+            ContractEventStream.Event ready = stream.next(Duration.ofSeconds(10));
+            assertEquals("ready", ready.event());
+            assertEquals(client.target().username(), ready.json().path("user").path("username").asText());
+        }
+        try (ContractEventStream again = client.get("/api/events?streamTicket=" + ticket).openStream()) {
+            again.response().expectError(401, "INVALID_STREAM_TICKET");
+        }
+    }
+
+    @Test
+    void unknownTicketIsRefused(ContractClient client) {
+        try (ContractEventStream stream = client.get("/api/events?streamTicket=" + Names.hex(24)).openStream()) {
+            stream.response().expectError(401, "INVALID_STREAM_TICKET");
+        }
     }
 
     private String issue(ContractClient client) {

@@ -50,6 +50,9 @@ class OpenApiValidatorTest {
                       content:
                         text/event-stream:
                           schema: {type: string}
+                      x-sse-events:
+                        log: {type: object, required: [text], properties: {text: {type: string}}}
+                        done: {$ref: '#/components/schemas/Thing'}
               /socket:
                 get:
                   operationId: openSocket
@@ -210,6 +213,18 @@ class OpenApiValidatorTest {
         assertEquals(List.of(), contract.validateResponse("GET", "/events", 200,
                 Map.of("Content-Type", List.of("text/event-stream")), "event: log\ndata: {}\n\n"));
         assertEquals(List.of(), contract.validateResponse("GET", "/socket", 101, Map.of(), ""));
+    }
+
+    @Test
+    void eventsAreCheckedAgainstTheirDocumentedSchemas() {
+        assertEquals(List.of(), contract.validateEvent("GET", "/events?afterSeq=3", 200, "log", "{\"text\": \"hi\"}"));
+        assertEquals(List.of(), contract.validateEvent("GET", "/events", 200, "done", THING));
+        assertTrue(contract.validateEvent("GET", "/events", 200, "log", "{\"text\": 1}").getFirst().contains("/text"));
+        assertTrue(contract.validateEvent("GET", "/events", 200, "log", "text").getFirst().contains("not valid JSON"));
+        assertTrue(contract.validateEvent("GET", "/events", 200, "progress", "{}").getFirst()
+                .contains("event is not documented"));
+        assertFalse(contract.validateEvent("GET", "/events", 201, "log", "{\"text\": \"hi\"}").isEmpty());
+        assertFalse(contract.validateEvent("GET", "/nowhere", 200, "log", "{\"text\": \"hi\"}").isEmpty());
     }
 
     @Test

@@ -22,6 +22,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
+import java.util.concurrent.Executors;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.locks.ReentrantLock;
 import java.util.regex.Matcher;
@@ -34,7 +35,7 @@ import java.util.regex.Pattern;
  */
 final class ReferenceServer implements AutoCloseable {
     /** A deliberate deviation from the document, to prove the suite notices. */
-    enum Defect { NONE, HEALTH_VERSION_NOT_SEMVER, KEY_LISTED_IN_FULL, INACTIVE_KEY_ACCEPTED }
+    enum Defect { NONE, HEALTH_VERSION_NOT_SEMVER, KEY_LISTED_IN_FULL, INACTIVE_KEY_ACCEPTED, TICKET_REUSABLE }
 
     private static final Set<String> SCOPES = Set.of("projects:read", "projects:write", "tasks:read", "tasks:write",
             "providers:read", "system:update", "orchestration:read", "orchestration:write");
@@ -51,6 +52,7 @@ final class ReferenceServer implements AutoCloseable {
     private final Map<String, Long> tokens = new LinkedHashMap<>();
     private final Map<Long, Key> keys = new LinkedHashMap<>();
     private final Map<String, Instant> tickets = new LinkedHashMap<>();
+    private final Map<String, Principal> ticketOwners = new LinkedHashMap<>();
     private final String document;
     private long nextId = 1;
 
@@ -61,7 +63,7 @@ final class ReferenceServer implements AutoCloseable {
                        List<String> scopes) {
     }
 
-    private record Principal(User user, boolean viaKey) {
+    private record Principal(User user, boolean viaKey, Long keyId) {
     }
 
     private record Reply(int status, JsonNode body, Map<String, String> headers) {
@@ -83,6 +85,7 @@ final class ReferenceServer implements AutoCloseable {
         this.document = json.writeValueAsString(OpenApiContract.bundled().document());
         this.server = HttpServer.create(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), 0);
         server.createContext("/", this::handle);
+        server.setExecutor(Executors.newVirtualThreadPerTaskExecutor());
         server.start();
     }
 
@@ -100,6 +103,23 @@ final class ReferenceServer implements AutoCloseable {
     }
 
     private void handle(HttpExchange exchange) throws IOException {
+        if (exchange.getRequestURI().getRawPath().equals("/api/events")
+                && exchange.getRequestMethod().equals("GET")) {
+            Principal principal;
+            lock.lock();
+            try {
+                principal = streamPrincipal(exchange);
+            } catch (Failure f) {
+                principal = null;
+                reply(exchange, error(f.status, f.code, f.getMessage()));
+            } finally {
+                lock.unlock();
+            }
+            if (principal != null) {
+                events(exchange, principal);
+            }
+            return;
+        }
         Reply reply;
         lock.lock();
         try {
@@ -111,6 +131,10 @@ final class ReferenceServer implements AutoCloseable {
         } finally {
             lock.unlock();
         }
+        reply(exchange, reply);
+    }
+
+    private void reply(HttpExchange exchange, Reply reply) throws IOException {
         byte[] bytes = json.writeValueAsBytes(reply.body());
         exchange.getResponseHeaders().set("Content-Type", "application/json");
         reply.headers().forEach((k, v) -> exchange.getResponseHeaders().add(k, v));
@@ -118,6 +142,61 @@ final class ReferenceServer implements AutoCloseable {
         try (OutputStream out = exchange.getResponseBody()) {
             out.write(bytes);
         }
+    }
+
+    /** A stream ticket in the query (single use), else the ordinary credentials. */
+    private Principal streamPrincipal(HttpExchange exchange) {
+        String query = Optional.ofNullable(exchange.getRequestURI().getRawQuery()).orElse("");
+        Matcher ticket = Pattern.compile("(?:^|&)streamTicket=([^&]*)").matcher(query);
+        if (ticket.find()) {
+            boolean reusable = defect == Defect.TICKET_REUSABLE;
+            Instant expires = reusable ? tickets.get(ticket.group(1)) : tickets.remove(ticket.group(1));
+            if (expires == null || expires.isBefore(Instant.now())) {
+                throw new Failure(401, "INVALID_STREAM_TICKET", "unknown, used or expired ticket");
+            }
+            return reusable ? ticketOwners.get(ticket.group(1)) : ticketOwners.remove(ticket.group(1));
+        }
+        return authenticate(exchange);
+    }
+
+    private void events(HttpExchange exchange, Principal principal) throws IOException {
+        exchange.getResponseHeaders().set("Content-Type", "text/event-stream");
+        exchange.getResponseHeaders().set("Cache-Control", "no-cache");
+        exchange.sendResponseHeaders(200, 0);
+        try (OutputStream out = exchange.getResponseBody()) {
+            long id = 1;
+            writeEvent(out, id++, "ready", object("version", "0.1.0",
+                    "user", object("id", principal.user().id(), "username", principal.user().username())));
+            long sinceBeat = 0;
+            while (true) {
+                Thread.sleep(200);
+                sinceBeat += 200;
+                boolean valid;
+                lock.lock();
+                try {
+                    valid = users.containsKey(principal.user().id()) && (principal.keyId() == null
+                            || (keys.containsKey(principal.keyId()) && keys.get(principal.keyId()).active()));
+                } finally {
+                    lock.unlock();
+                }
+                if (!valid) {
+                    writeEvent(out, id, "error", object("code", "CREDENTIAL_REVOKED", "message", "credential revoked"));
+                    return;
+                }
+                if (sinceBeat >= 15_000) {
+                    sinceBeat = 0;
+                    writeEvent(out, id++, "heartbeat", object("timestamp", Instant.now().toString()));
+                }
+            }
+        } catch (IOException | InterruptedException e) {
+            // the client went away, or the server is stopping
+        }
+    }
+
+    private void writeEvent(OutputStream out, long id, String name, JsonNode data) throws IOException {
+        out.write(("id: " + id + "\nevent: " + name + "\ndata: " + json.writeValueAsString(data) + "\n\n")
+                .getBytes(StandardCharsets.UTF_8));
+        out.flush();
     }
 
     private Reply route(HttpExchange exchange) throws IOException {
@@ -221,11 +300,12 @@ final class ReferenceServer implements AutoCloseable {
     }
 
     private Reply ticket(HttpExchange exchange) throws IOException {
-        authenticate(exchange);
+        Principal principal = authenticate(exchange);
         body(exchange);
         String ticket = random(32);
         Instant expires = Instant.now().plusSeconds(30);
         tickets.put(ticket, expires);
+        ticketOwners.put(ticket, principal);
         return new Reply(200, object("success", true, "ticket", ticket, "expiresAt", expires.toString(),
                 "expiresIn", 30), Map.of("Cache-Control", "no-store"));
     }
@@ -352,7 +432,7 @@ final class ReferenceServer implements AutoCloseable {
         if (userId == null || !users.containsKey(userId)) {
             throw new Failure(401, "INVALID_TOKEN", "invalid or expired token");
         }
-        return new Principal(users.get(userId), false);
+        return new Principal(users.get(userId), false, null);
     }
 
     private Principal byKey(String secret) {
@@ -362,7 +442,7 @@ final class ReferenceServer implements AutoCloseable {
         Key key = keys.values().stream().filter(k -> k.secret().equals(secret)).findFirst()
                 .filter(k -> k.active() || defect == Defect.INACTIVE_KEY_ACCEPTED)
                 .orElseThrow(() -> new Failure(401, "INVALID_API_KEY", "invalid API key"));
-        return new Principal(users.get(key.userId()), true);
+        return new Principal(users.get(key.userId()), true, key.id());
     }
 
     private JsonNode body(HttpExchange exchange) throws IOException {
