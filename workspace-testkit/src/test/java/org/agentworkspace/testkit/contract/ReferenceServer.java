@@ -219,7 +219,11 @@ final class ReferenceServer implements AutoCloseable {
                 case "POST" -> createKey(exchange);
                 default -> throw new Failure(405, "METHOD_NOT_ALLOWED", "method not allowed");
             };
-            case "/api/users" -> only(method, "GET", () -> listUsers(exchange));
+            case "/api/users" -> switch (method) {
+                case "GET" -> listUsers(exchange);
+                case "POST" -> createUser(exchange);
+                default -> throw new Failure(405, "METHOD_NOT_ALLOWED", "method not allowed");
+            };
             default -> {
                 if (key.matches()) {
                     long id = Long.parseLong(key.group(1));
@@ -229,9 +233,7 @@ final class ReferenceServer implements AutoCloseable {
                     yield only(method, "PATCH", () -> toggleKey(exchange, id));
                 }
                 if (user.matches()) {
-                    yield only(method, "DELETE", () -> {
-                        throw new Failure(404, "USER_NOT_FOUND", "no such user");
-                    });
+                    yield only(method, "DELETE", () -> deleteUser(exchange, Long.parseLong(user.group(1))));
                 }
                 throw new Failure(404, "ROUTE_NOT_FOUND", "no such route");
             }
@@ -366,13 +368,48 @@ final class ReferenceServer implements AutoCloseable {
     }
 
     private Reply listUsers(HttpExchange exchange) {
+        admin(exchange);
+        ArrayNode list = nodes.arrayNode();
+        users.values().forEach(u -> list.add(userJson(u)));
+        return ok(list);
+    }
+
+    private Reply createUser(HttpExchange exchange) throws IOException {
+        admin(exchange);
+        JsonNode body = body(exchange);
+        String username = body.path("username").asText("");
+        String password = body.path("password").asText("");
+        if (!USERNAME.matcher(username).matches() || password.length() < 8 || password.length() > 1024) {
+            throw new Failure(400, "VALIDATION_FAILED", "invalid username or password");
+        }
+        if (users.values().stream().anyMatch(u -> u.username().equalsIgnoreCase(username))) {
+            throw new Failure(409, "USERNAME_TAKEN", "username exists");
+        }
+        User user = new User(nextId++, username, password, body.path("is_admin").asBoolean(false), Instant.now());
+        users.put(user.id(), user);
+        return new Reply(201, userJson(user), Map.of());
+    }
+
+    private Reply deleteUser(HttpExchange exchange, long id) {
+        Principal principal = admin(exchange);
+        if (!users.containsKey(id)) {
+            throw new Failure(404, "USER_NOT_FOUND", "no such user");
+        }
+        if (principal.user().id() == id) {
+            throw new Failure(409, "CONFLICT", "you cannot delete yourself");
+        }
+        users.remove(id);
+        keys.values().removeIf(k -> k.userId() == id);
+        tokens.values().removeIf(u -> u == id);
+        return ok(object("success", true));
+    }
+
+    private Principal admin(HttpExchange exchange) {
         Principal principal = sessionOnly(exchange);
         if (!principal.user().admin()) {
             throw new Failure(403, "ADMIN_REQUIRED", "administrators only");
         }
-        ArrayNode list = nodes.arrayNode();
-        users.values().forEach(u -> list.add(userJson(u)));
-        return ok(list);
+        return principal;
     }
 
     private Key ownKey(Principal principal, long id) {
