@@ -1,0 +1,79 @@
+package org.agentworkspace.git;
+
+import java.io.File;
+import java.io.InputStream;
+import java.io.OutputStream;
+
+import org.eclipse.jgit.lib.Repository;
+import org.eclipse.jgit.util.FS;
+import org.eclipse.jgit.util.FS_POSIX;
+import org.eclipse.jgit.util.ProcessResult;
+
+/**
+ * JGit's file-system abstraction with every way to start a process closed. JGit starts processes only through its
+ * {@code FS}: hooks ({@code pre-commit}, {@code commit-msg}, {@code post-commit}, {@code pre-push}, also when
+ * {@code core.hooksPath} points elsewhere), clean and smudge filter drivers from {@code .gitattributes} plus config,
+ * and a non-default {@code remote.<name>.uploadpack} or {@code receivepack} on a local remote. Hooks report "not
+ * present"; anything else throws {@link ExternalProgramRefused}. JGit has no fsmonitor, external diff, pager,
+ * credential-helper or askpass support, so those repository settings are inert already.
+ */
+final class NoExecFS extends FS_POSIX {
+
+    NoExecFS() {
+        super();
+    }
+
+    private NoExecFS(FS src) {
+        super(src);
+    }
+
+    @Override
+    public FS newInstance() {
+        return new NoExecFS(this);
+    }
+
+    @Override
+    public File findHook(Repository repository, String hookName) {
+        return null;
+    }
+
+    @Override
+    public ProcessResult runHookIfPresent(Repository repository, String hookName, String[] args) {
+        return new ProcessResult(ProcessResult.Status.NOT_PRESENT);
+    }
+
+    @Override
+    public ProcessResult runHookIfPresent(Repository repository, String hookName, String[] args,
+                                          OutputStream outRedirect, OutputStream errRedirect, String stdinArgs) {
+        return new ProcessResult(ProcessResult.Status.NOT_PRESENT);
+    }
+
+    @Override
+    protected ProcessResult internalRunHookIfPresent(Repository repository, String hookName, String[] args,
+                                                     OutputStream outRedirect, OutputStream errRedirect,
+                                                     String stdinArgs) {
+        return new ProcessResult(ProcessResult.Status.NOT_PRESENT);
+    }
+
+    @Override
+    public ProcessBuilder runInShell(String cmd, String[] args) {
+        throw new ExternalProgramRefused();
+    }
+
+    @Override
+    public int runProcess(ProcessBuilder processBuilder, OutputStream outRedirect, OutputStream errRedirect,
+                          String stdinArgs) {
+        throw new ExternalProgramRefused();
+    }
+
+    @Override
+    public int runProcess(ProcessBuilder processBuilder, OutputStream outRedirect, OutputStream errRedirect,
+                          InputStream inRedirect) {
+        throw new ExternalProgramRefused();
+    }
+
+    @Override
+    public ExecutionResult execute(ProcessBuilder pb, InputStream in) {
+        throw new ExternalProgramRefused();
+    }
+}
