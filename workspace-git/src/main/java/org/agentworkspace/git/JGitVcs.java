@@ -80,7 +80,10 @@ import org.eclipse.jgit.treewalk.CanonicalTreeParser;
 import org.eclipse.jgit.treewalk.EmptyTreeIterator;
 import org.eclipse.jgit.treewalk.FileTreeIterator;
 import org.eclipse.jgit.treewalk.TreeWalk;
+import org.eclipse.jgit.treewalk.filter.AndTreeFilter;
 import org.eclipse.jgit.treewalk.filter.PathFilter;
+import org.eclipse.jgit.treewalk.filter.PathFilterGroup;
+import org.eclipse.jgit.treewalk.filter.TreeFilter;
 
 /** {@link Vcs} on one JGit repository. See {@link JGitVcsFactory} for how it is opened. */
 final class JGitVcs implements Vcs {
@@ -247,6 +250,9 @@ final class JGitVcs implements Vcs {
                 }
             } else {
                 stageNamedPaths(files, index, head);
+                if (!stagedChangesWithin(files)) {
+                    throw nothingToCommit();
+                }
             }
             PersonIdent ident = new PersonIdent(author.name(), author.email());
             CommitCommand command = git.commit().setMessage(message).setAuthor(ident).setCommitter(ident)
@@ -265,6 +271,14 @@ final class JGitVcs implements Vcs {
         ObjectId headTree = repo.resolve(Constants.HEAD + "^{tree}");
         Path workTree = repo.getWorkTree().toPath();
         for (RelativePath path : files) {
+            Path parent = workTree;
+            for (String segment : path.parent().segments()) {
+                parent = parent.resolve(segment);
+                if (Files.isSymbolicLink(parent)) {
+                    throw new WorkspaceException.Validation(FileErrorCodes.PATH_INVALID,
+                            "'" + path.value() + "' is beyond a symbolic link");
+                }
+            }
             boolean inWorkTree = Files.exists(workTree.resolve(path.value()), LinkOption.NOFOLLOW_LINKS);
             boolean inIndex = index.findEntry(path.value()) >= 0 || hasIndexEntryBelow(index, path.value());
             boolean inHead = false;
@@ -300,6 +314,18 @@ final class JGitVcs implements Vcs {
                 throw new WorkspaceException.Validation(FileErrorCodes.PATH_INVALID,
                         "'" + path.value() + "' has nothing git can commit (ignored, or an empty directory)");
             }
+        }
+    }
+
+    /** {@code true} when the index differs from HEAD at or below one of the paths. */
+    private boolean stagedChangesWithin(List<RelativePath> files) throws IOException {
+        List<String> values = files.stream().map(RelativePath::value).toList();
+        try (ObjectReader reader = repo.newObjectReader(); TreeWalk walk = new TreeWalk(repo, reader)) {
+            walk.addTree(headTree(reader));
+            walk.addTree(new DirCacheIterator(repo.readDirCache()));
+            walk.setRecursive(true);
+            walk.setFilter(AndTreeFilter.create(PathFilterGroup.createFromStrings(values), TreeFilter.ANY_DIFF));
+            return walk.next();
         }
     }
 
