@@ -13,5 +13,8 @@ module org.agentworkspace.core {
     exports org.agentworkspace.core;
     exports org.agentworkspace.core.auth;
     exports org.agentworkspace.core.store;
+    exports org.agentworkspace.core.files;
+
+    uses org.agentworkspace.api.vcs.VcsFactory;
 
 }
