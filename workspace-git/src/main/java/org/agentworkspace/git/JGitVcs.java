@@ -249,7 +249,7 @@ final class JGitVcs implements Vcs {
                     throw nothingToCommit();
                 }
             } else {
-                stageNamedPaths(files, index, head);
+                stageNamedPaths(files, index);
                 if (!stagedChangesWithin(files)) {
                     throw nothingToCommit();
                 }
@@ -267,7 +267,7 @@ final class JGitVcs implements Vcs {
     }
 
     /** {@code git add -A -- <paths>}, after checking each path is known somewhere. */
-    private void stageNamedPaths(List<RelativePath> files, DirCache index, ObjectId head) throws Exception {
+    private void stageNamedPaths(List<RelativePath> files, DirCache index) throws Exception {
         ObjectId headTree = repo.resolve(Constants.HEAD + "^{tree}");
         Path workTree = repo.getWorkTree().toPath();
         for (RelativePath path : files) {

@@ -20,7 +20,9 @@ import org.eclipse.jgit.util.FS;
  * Opens git working trees with JGit. The directory given must be the working tree's root: it holds {@code .git}
  * as a directory, or as a {@code gitdir:} file (linked worktrees); a {@code .git} symbolic link, a bare repository
  * or a subdirectory of a working tree is refused. Every repository is opened with {@link NoExecFS}, so nothing
- * the repository configures ever runs. Environment variables such as {@code GIT_DIR} are not read.
+ * the repository configures ever runs. Environment variables such as {@code GIT_DIR} are not read. POSIX hosts
+ * only (Linux, macOS): the no-exec file system extends JGit's POSIX one. Remotes over ssh are not supported (JGit's
+ * core has no ssh client); they fail with {@code REMOTE_UNAVAILABLE}.
  */
 public final class JGitVcsFactory implements VcsFactory {
     private final FS fs = new NoExecFS();

@@ -14,8 +14,16 @@ import org.eclipse.jgit.util.ProcessResult;
  * {@code FS}: hooks ({@code pre-commit}, {@code commit-msg}, {@code post-commit}, {@code pre-push}, also when
  * {@code core.hooksPath} points elsewhere), clean and smudge filter drivers from {@code .gitattributes} plus config,
  * and a non-default {@code remote.<name>.uploadpack} or {@code receivepack} on a local remote. Hooks report "not
- * present"; anything else throws {@link ExternalProgramRefused}. JGit has no fsmonitor, external diff, pager,
- * credential-helper or askpass support, so those repository settings are inert already.
+ * present"; anything else throws {@link ExternalProgramRefused}. JGit has no fsmonitor, external diff, textconv,
+ * pager, credential-helper or askpass support, so those repository settings are inert already (checked against
+ * the JGit 7.8.1 bytecode: every {@code ProcessBuilder} it creates comes from this class, except the
+ * {@code GIT_SSH} session, which only the service's own environment can switch on, and the discovery of the
+ * system git configuration, which runs the {@code git} found on the service's PATH with fixed arguments).
+ *
+ * <p>What JGit does with hooks, and why the file system is the place to stop them: {@code CommitCommand} runs
+ * {@code pre-commit} and {@code commit-msg} unless {@code setNoVerify(true)} (we set it too), but
+ * {@code post-commit} always; {@code PushCommand} runs {@code pre-push}. All go through
+ * {@link #runHookIfPresent}, and {@code core.hooksPath} is resolved by {@link #findHook}; both are closed here.
  */
 final class NoExecFS extends FS_POSIX {
 

@@ -31,7 +31,10 @@ public interface Vcs extends AutoCloseable {
     }
 
     /**
-     * Pushes a local branch to the same-named branch of a configured remote.
+     * Pushes a local branch to the same-named branch of a configured remote (refspec
+     * {@code refs/heads/<b>:refs/heads/<b>}, built from a validated name, never parsed from the request). A branch
+     * without an upstream gets this remote's branch as its upstream afterwards (like git's
+     * {@code push.autoSetupRemote}).
      *
      * @param credentials sent only when the remote asks and its origin is allowed; {@code null} for none
      */
@@ -44,7 +47,11 @@ public interface Vcs extends AutoCloseable {
 
     /**
      * Fetches the current branch's upstream from its configured remote and merges it (or rebases, when the
-     * repository configures {@code pull.rebase} or {@code branch.<name>.rebase}), like {@code git pull}.
+     * repository configures {@code pull.rebase} or {@code branch.<name>.rebase}), like {@code git pull}. The
+     * upstream must be a branch on a configured remote ({@code NO_UPSTREAM} otherwise; a URL or {@code .} as
+     * {@code branch.<name>.remote} is {@code REMOTE_NOT_FOUND}). Submodules are not fetched. A merge commit takes
+     * its identity from the git configuration, like {@code git pull}. A conflicted merge is left as git leaves
+     * it (conflict markers, merge in progress) and reported as {@code GIT_CONFLICT}.
      *
      * @param credentials sent only when the remote asks and its origin is allowed; {@code null} for none
      */

@@ -15,7 +15,10 @@ public final class VcsErrorCodes {
     public static final String GIT_CONFLICT = "GIT_CONFLICT";
     /** {@code Conflict}: the remote refused the update (not a fast-forward, stale lease, or refused by the remote). */
     public static final String PUSH_REJECTED = "PUSH_REJECTED";
-    /** {@code Forbidden}: the remote asked for credentials and refused the ones given (or none were usable). */
+    /**
+     * {@code Forbidden}: the remote asked for credentials and refused the ones given, or none were given, or they
+     * were withheld because the remote is not on an allowed credential origin (the message says which).
+     */
     public static final String GIT_AUTH_FAILED = "GIT_AUTH_FAILED";
     /** {@code Validation}: a branch name fails git's ref-name rules, starts with {@code -} or {@code +}, or is HEAD. */
     public static final String INVALID_REF_NAME = "INVALID_REF_NAME";
@@ -31,8 +34,8 @@ public final class VcsErrorCodes {
     public static final String REMOTE_UNAVAILABLE = "REMOTE_UNAVAILABLE";
     /**
      * {@code Forbidden}: the repository's configuration asks for something the service refuses to do: run an
-     * external program (filter driver, local upload-pack), keep a cookie file, or send credentials without TLS
-     * verification or to a remote that is not an allowed credential origin.
+     * external program (a clean or smudge filter driver), use a remote protocol other than a local path, file,
+     * http(s), ssh or git, read or keep an http cookie file, or send credentials with TLS verification off.
      */
     public static final String GIT_UNSAFE_CONFIG = "GIT_UNSAFE_CONFIG";
     /** {@code Conflict}: the repository is in a state the operation cannot start from (e.g. a merge in progress). */

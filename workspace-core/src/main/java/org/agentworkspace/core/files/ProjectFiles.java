@@ -250,7 +250,7 @@ public final class ProjectFiles {
             throw new WorkspaceException.Validation(FileErrorCodes.NOT_A_FILE, "'" + rel + "' is not a regular file");
         }
         atomicWrite(target, content, false, rel);
-        return new FileEntry(target.getFileName().toString(), rel.value(), EntryType.FILE, (long) content.length);
+        return new FileEntry(rel.name(), rel.value(), EntryType.FILE, (long) content.length);
     }
 
     private void checkWriteSize(long length) {
