@@ -65,6 +65,11 @@ public final class BrowseFilesystem {
         return new BrowseFilesystem(List.copyOf(real), home.toAbsolutePath().normalize(), maxEntries, showHidden);
     }
 
+    /** {@link #forHome(Path)} of the {@code user.home} of this JVM. */
+    public static BrowseFilesystem forUserHome() {
+        return forHome(Path.of(System.getProperty("user.home")));
+    }
+
     /** The default: the user's home as the only root, hidden folders not shown, 10,000 entries. */
     public static BrowseFilesystem forHome(Path home) {
         return create(List.of(home), home, FileLimits.DEFAULT_MAX_ENTRIES, false);
