@@ -1,4 +1,4 @@
-/** The engine: accounts and keys, the store, and (later) projects, files, runs and tasks. Never Helidon. */
+/** The engine: accounts and keys, the store, confined project files, and (later) projects, runs and tasks. Never Helidon. */
 module org.agentworkspace.core {
     requires transitive org.agentworkspace.api;
     requires java.sql;
@@ -12,5 +12,8 @@ module org.agentworkspace.core {
 
     exports org.agentworkspace.core;
     exports org.agentworkspace.core.auth;
+    exports org.agentworkspace.core.files;
+
+    uses org.agentworkspace.api.vcs.VcsFactory;
 
 }

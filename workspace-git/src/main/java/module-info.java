@@ -5,4 +5,6 @@ module org.agentworkspace.git {
     requires org.slf4j;
     requires com.googlecode.javaewah;
     requires org.apache.commons.codec;
+
+    provides org.agentworkspace.api.vcs.VcsFactory with org.agentworkspace.git.JGitVcsFactory;
 }

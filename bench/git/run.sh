@@ -1,0 +1,12 @@
+#!/bin/sh
+# Git status/diff benchmark: JGit (workspace-git) against the git command on one generated repository.
+# Usage: bench/git/run.sh [files=50000] [changed=1000] [runs=5]
+set -eu
+cd "$(dirname "$0")/../.."
+JAVA_HOME=${JAVA_HOME:-/usr/lib/jvm/temurin-25-jdk-amd64}
+export JAVA_HOME
+./mvnw -B -q -pl workspace-git -am install -DskipTests
+cp_file=$(mktemp)
+trap 'rm -f "$cp_file"' EXIT
+./mvnw -B -q -pl workspace-git dependency:build-classpath -Dmdep.outputFile="$cp_file" -Dmdep.includeScope=runtime
+exec "$JAVA_HOME/bin/java" -Xmx1g -cp "workspace-git/target/classes:$(cat "$cp_file")" bench/git/GitBench.java "$@"

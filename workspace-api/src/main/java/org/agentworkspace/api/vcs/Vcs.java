@@ -1,0 +1,70 @@
+package org.agentworkspace.api.vcs;
+
+/**
+ * Version control on one project working tree, opened by {@link VcsFactory#open}. Not thread-safe: open one per
+ * request and close it.
+ *
+ * <p>Rules every implementation keeps: branch and remote names are validated before use and never become
+ * command-line options; remotes are named, never given as URLs; credentials go only to allowed origins and are
+ * never stored; no program configured by the repository (hooks, filter drivers, fsmonitor, external diff, custom
+ * upload-pack) is ever run. Failures are {@link org.agentworkspace.api.WorkspaceException}s with the codes of
+ * {@link VcsErrorCodes} and {@link org.agentworkspace.api.files.FileErrorCodes}; their messages never carry
+ * credentials, remote URLs or host paths.
+ */
+public interface Vcs extends AutoCloseable {
+
+    /** Branch, ahead/behind and changed paths; see {@link VcsStatus} for how paths are sorted into lists. */
+    VcsStatus status();
+
+    /** A unified diff of one path or the whole tree; see {@link DiffRequest} and {@link DiffResult}. */
+    DiffResult diff(DiffRequest request);
+
+    /** Local and remote-tracking branches. */
+    Branches branches();
+
+    /** Makes a commit; see {@link CommitRequest} for what goes into it. */
+    CommitResult commit(CommitRequest request);
+
+    /** Pushes without credentials. */
+    default PushResult push(PushRequest request) {
+        return push(request, null);
+    }
+
+    /**
+     * Pushes a local branch to the same-named branch of a configured remote (refspec
+     * {@code refs/heads/<b>:refs/heads/<b>}, built from a validated name, never parsed from the request). A branch
+     * without an upstream gets this remote's branch as its upstream afterwards (like git's
+     * {@code push.autoSetupRemote}).
+     *
+     * @param credentials sent only when the remote asks and its origin is allowed; {@code null} for none
+     */
+    PushResult push(PushRequest request, GitCredentials credentials);
+
+    /** Pulls without credentials. */
+    default PullResult pull() {
+        return pull(null);
+    }
+
+    /**
+     * Fetches the current branch's upstream from its configured remote and merges it (or rebases, when the
+     * repository configures {@code pull.rebase} or {@code branch.<name>.rebase}), like {@code git pull}. The
+     * upstream must be a branch on a configured remote ({@code NO_UPSTREAM} otherwise; a URL or {@code .} as
+     * {@code branch.<name>.remote} is {@code REMOTE_NOT_FOUND}). Submodules are not fetched. A merge commit takes
+     * its identity from the git configuration, like {@code git pull}. A conflicted merge is left as git leaves
+     * it (conflict markers, merge in progress) and reported as {@code GIT_CONFLICT}.
+     *
+     * @param credentials sent only when the remote asks and its origin is allowed; {@code null} for none
+     */
+    PullResult pull(GitCredentials credentials);
+
+    /**
+     * Checks out a branch: an existing local branch; otherwise a remote-tracking branch {@code <remote>/<x>}
+     * becomes a new local branch {@code x} tracking it; otherwise a name {@code x} matching exactly one
+     * remote-tracking branch {@code <remote>/x} does the same (git's "guess"). Local changes that do not collide are
+     * carried over; colliding ones stop the checkout with {@code GIT_CONFLICT} and change nothing.
+     */
+    CheckoutResult checkout(String branch);
+
+    @Override
+    void close();
+}

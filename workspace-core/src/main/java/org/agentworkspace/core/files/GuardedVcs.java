@@ -1,0 +1,91 @@
+package org.agentworkspace.core.files;
+
+import java.util.Objects;
+
+import org.agentworkspace.api.files.RelativePath;
+import org.agentworkspace.api.vcs.Branches;
+import org.agentworkspace.api.vcs.CheckoutResult;
+import org.agentworkspace.api.vcs.CommitRequest;
+import org.agentworkspace.api.vcs.CommitResult;
+import org.agentworkspace.api.vcs.DiffRequest;
+import org.agentworkspace.api.vcs.DiffResult;
+import org.agentworkspace.api.vcs.GitCredentials;
+import org.agentworkspace.api.vcs.PullResult;
+import org.agentworkspace.api.vcs.PushRequest;
+import org.agentworkspace.api.vcs.PushResult;
+import org.agentworkspace.api.vcs.Vcs;
+import org.agentworkspace.api.vcs.VcsFactory;
+import org.agentworkspace.api.vcs.VcsOptions;
+import org.agentworkspace.api.vcs.VcsStatus;
+
+/**
+ * A {@link Vcs} whose file paths (the diff's file, the commit's files) pass {@link PathGuard#resolveEntry} before
+ * they reach the implementation: the same confinement rules as the file API, so {@code lnk/x} with {@code lnk}
+ * pointing outside the project is {@code PATH_OUTSIDE_PROJECT} here too.
+ */
+public final class GuardedVcs implements Vcs {
+    private final Vcs delegate;
+    private final PathGuard guard;
+
+    private GuardedVcs(Vcs delegate, PathGuard guard) {
+        this.delegate = delegate;
+        this.guard = guard;
+    }
+
+    /** Opens the project at {@code guard.root()} with {@code factory} and guards it. */
+    public static Vcs open(VcsFactory factory, PathGuard guard, VcsOptions options) {
+        return new GuardedVcs(factory.open(guard.root(), options), guard);
+    }
+
+    public static Vcs wrap(Vcs delegate, PathGuard guard) {
+        return new GuardedVcs(Objects.requireNonNull(delegate, "delegate"), Objects.requireNonNull(guard, "guard"));
+    }
+
+    private void check(RelativePath path) {
+        if (!path.isRoot()) {
+            guard.resolveEntry(path);
+        }
+    }
+
+    @Override
+    public VcsStatus status() {
+        return delegate.status();
+    }
+
+    @Override
+    public DiffResult diff(DiffRequest request) {
+        check(request.file());
+        return delegate.diff(request);
+    }
+
+    @Override
+    public Branches branches() {
+        return delegate.branches();
+    }
+
+    @Override
+    public CommitResult commit(CommitRequest request) {
+        request.files().forEach(this::check);
+        return delegate.commit(request);
+    }
+
+    @Override
+    public PushResult push(PushRequest request, GitCredentials credentials) {
+        return delegate.push(request, credentials);
+    }
+
+    @Override
+    public PullResult pull(GitCredentials credentials) {
+        return delegate.pull(credentials);
+    }
+
+    @Override
+    public CheckoutResult checkout(String branch) {
+        return delegate.checkout(branch);
+    }
+
+    @Override
+    public void close() {
+        delegate.close();
+    }
+}
