@@ -44,6 +44,9 @@ public final class Main {
         } catch (IllegalArgumentException e) {
             err.println("error: " + e.getMessage());
             System.exit(2);
+        } catch (IllegalStateException | org.agentworkspace.api.WorkspaceException | java.io.UncheckedIOException e) {
+            err.println("agent-workspace: cannot start: " + e.getMessage());
+            System.exit(1);
         }
     }
 

@@ -29,7 +29,7 @@ import org.agentworkspace.core.EngineConfig;
  * @param secureCookies           mark the session cookie Secure even on plain HTTP (for TLS-terminating proxies)
  * @param maxPayloadBytes         largest request body (default 1 MiB)
  * @param maxHeaderBytes          largest request header block (default 16 KiB)
- * @param shutdownGrace           how long in-flight requests get on SIGTERM (default 10 s)
+ * @param shutdownGrace           how long in-flight requests get on SIGTERM (default 3 s)
  */
 public record ServerConfig(String host, int port, EngineConfig engine, Set<String> allowedHosts,
                            Set<String> allowedOrigins, Set<String> trustedProxies, boolean legacyQueryCredentials,
@@ -60,7 +60,7 @@ public record ServerConfig(String host, int port, EngineConfig engine, Set<Strin
 
     public static ServerConfig forDataDir(Path dataDir) {
         return new ServerConfig(DEFAULT_HOST, DEFAULT_PORT, EngineConfig.create(dataDir), Set.of(), Set.of(),
-                Set.of(), false, false, 1024 * 1024, 16 * 1024, Duration.ofSeconds(10));
+                Set.of(), false, false, 1024 * 1024, 16 * 1024, Duration.ofSeconds(3));
     }
 
     public ServerConfig withPort(int p) {

@@ -116,6 +116,11 @@ public final class WorkspaceServer implements AutoCloseable {
                     .routing(routing)
                     .build()
                     .start();
+            if (!web.isRunning() || web.port() <= 0) {
+                web.stop();
+                throw new IllegalStateException("cannot listen on " + config.host() + ":" + config.port()
+                        + " (is the port in use?)");
+            }
             LOG.log(System.Logger.Level.INFO, "Agent Workspace " + ctx.build().version() + " listening on http://"
                     + config.host() + ":" + web.port() + " (data in " + config.engine().dataDir() + ")");
             return new WorkspaceServer(engine, web, table);

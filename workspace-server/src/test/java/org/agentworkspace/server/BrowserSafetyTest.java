@@ -147,6 +147,13 @@ class BrowserSafetyTest {
         java.time.Instant.parse(h.path("timestamp").asText());
     }
 
+    @Test
+    void aTakenPortStopsTheStartWithAClearError() {
+        IllegalStateException e = org.junit.jupiter.api.Assertions.assertThrows(IllegalStateException.class,
+                () -> TestServer.start(c -> c.withPort(s.server.port())));
+        assertTrue(e.getMessage().contains("port"), e.getMessage());
+    }
+
     /** Sends raw bytes (to control Host and Content-Type) and returns the whole response. */
     static String raw(String request) {
         try (Socket sock = new Socket("127.0.0.1", s.server.port())) {

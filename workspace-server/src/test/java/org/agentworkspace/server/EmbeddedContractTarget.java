@@ -1,0 +1,31 @@
+package org.agentworkspace.server;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Map;
+
+import org.agentworkspace.testkit.contract.ContractTarget;
+import org.agentworkspace.testkit.contract.ContractTargetProvider;
+
+/**
+ * Runs the testkit's contract suite against the real server in this build: a fresh data directory, a free loopback
+ * port, over a real socket. The suite registers the account itself (the server starts needing setup). Found by the
+ * suite through {@code META-INF/services}.
+ */
+public final class EmbeddedContractTarget implements ContractTargetProvider {
+    private WorkspaceServer server;
+
+    @Override
+    public ContractTarget start() throws Exception {
+        Path dir = Files.createTempDirectory("aw-contract-");
+        server = WorkspaceServer.start(ServerConfig.forDataDir(dir).withPort(0), Map.of());
+        return ContractTarget.of("http://127.0.0.1:" + server.port(), "contract-admin", "contract-admin-password");
+    }
+
+    @Override
+    public void close() {
+        if (server != null) {
+            server.close();
+        }
+    }
+}
