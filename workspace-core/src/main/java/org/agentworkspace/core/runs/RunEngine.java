@@ -252,6 +252,20 @@ public final class RunEngine implements AutoCloseable {
         return settings;
     }
 
+    /** Counters of this engine since it opened. */
+    public RunStats stats() {
+        int r;
+        int q;
+        schedule.lock();
+        try {
+            r = running;
+            q = queue.size();
+        } finally {
+            schedule.unlock();
+        }
+        return new RunStats(r, q, log.pending(), log.written(), log.transactions(), Duration.ofNanos(log.busyNanos()));
+    }
+
     /** Runs of this engine that are queued or running right now. */
     public int activeCount() {
         return active.size();

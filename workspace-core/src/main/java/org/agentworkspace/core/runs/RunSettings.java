@@ -18,7 +18,7 @@ import java.util.Objects;
  * @param maxLineBytes      a longer stdout or stderr line is cut to this many bytes and flagged (default 1 MiB)
  * @param maxRunBytes       stdout bytes stored per run; after that the output is drained, not stored (default 64 MiB)
  * @param maxStderrBytes    stderr bytes stored per run (default 1 MiB)
- * @param writeBatch        most log entries written in one store transaction (default 500)
+ * @param writeBatch        most log entries written in one store transaction (default 2000)
  * @param writeLinger       how long the log writer waits for more entries before a transaction; zero writes as soon
  *                          as the previous transaction ends, so batches grow only under load (default 0)
  * @param pollInterval      how often a reader re-checks the store for a run this engine is not running, such as a
@@ -51,7 +51,7 @@ public record RunSettings(int globalLimit, Map<String, Integer> perProviderLimit
 
     public static RunSettings defaults() {
         return new RunSettings(8, Map.of(), 1000, Duration.ofMinutes(10), Duration.ofHours(2), Duration.ofSeconds(2),
-                1 << 20, 64L << 20, 1 << 20, 500, Duration.ZERO, Duration.ofMillis(500));
+                1 << 20, 64L << 20, 1 << 20, 2000, Duration.ZERO, Duration.ofMillis(500));
     }
 
     /** The limit that applies to a provider's runs. */

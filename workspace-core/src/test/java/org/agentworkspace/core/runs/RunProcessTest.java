@@ -366,6 +366,20 @@ class RunProcessTest {
     }
 
     @Test
+    void theLogWriterBatchesEntriesIntoFewTransactions() throws Exception {
+        RunEngine engine = engine(base().withWriting(2000, Duration.ofMillis(100)));
+        RunHandle run = engine.start(RunFixtures.request(fx.claude("AW_FAKE_EVENTS", "5000")));
+        run.awaitCompletion(Duration.ofSeconds(30)).orElseThrow();
+        RunStats stats = engine.stats();
+        long entries = RunFixtures.all(engine, run.id()).size();
+        assertEquals(entries - 1, stats.entriesWritten(), "all but the first entry (written with the run) are batched");
+        assertTrue(stats.transactions() <= 200, "10,000 entries in " + stats.transactions() + " transactions");
+        assertEquals(0, stats.running());
+        assertEquals(0, stats.queued());
+        assertEquals(0, stats.pendingEntries());
+    }
+
+    @Test
     void closingTheEngineKillsRunningRunsAndEndsQueuedOnes() throws Exception {
         RunEngine engine = engine(base().withLimits(1, Map.of()));
         RunHandle running = engine.start(RunFixtures.request(fx.claude("AW_FAKE_GRANDCHILDREN", "1",
