@@ -6,98 +6,143 @@ import java.nio.file.DirectoryStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
-import java.util.function.Predicate;
 
 /**
  * Finds and kills every process of a run. A run's processes are: the process the engine started and its
- * descendants ({@link ProcessHandle#descendants()}); on Linux also every process in the session the engine started
- * it in ({@code setsid}), and every process whose environment carries {@code AW_RUN_ID=<run id>}, which catches
- * grandchildren that were re-parented to init after their parent died, or that left the session. Zombies are
- * ignored: they are dead and wait only for their parent (or init) to reap them.
+ * descendants; on Linux also every process in the session the engine started it in ({@code setsid}), and every
+ * process whose environment carries {@code AW_RUN_ID=<run id>}, which catches grandchildren that were re-parented
+ * to init after their parent died, or that left the session. Zombies are ignored: they are dead and wait only for
+ * their parent (or init) to reap them.
  *
- * <p>This process and its ancestors are never touched.
+ * <p>On Linux one pass over /proc finds all three kinds (parent links, session ids and, for processes started
+ * since the run began, environments). Elsewhere only {@link ProcessHandle#descendants()} is available.
+ * This process and its ancestors are never touched.
  */
 final class ProcessTree {
     private static final System.Logger LOG = System.getLogger(ProcessTree.class.getName());
     static final String MARKER = "AW_RUN_ID";
     private static final Path PROC = Path.of("/proc");
-    private static final long ROUND_MILLIS = 10;
+    private static final long ROUND_MILLIS = 20;
 
     private final boolean proc;
     private final Set<Long> protectedPids = new HashSet<>();
 
     ProcessTree() {
         this.proc = Files.isReadable(PROC.resolve("self/stat"));
-        ProcessHandle self = ProcessHandle.current();
-        for (Optional<ProcessHandle> p = Optional.of(self); p.isPresent(); p = p.get().parent()) {
+        for (Optional<ProcessHandle> p = Optional.of(ProcessHandle.current()); p.isPresent(); p = p.get().parent()) {
             protectedPids.add(p.get().pid());
         }
     }
 
-    /** Whether /proc can be swept (Linux); without it only descendants are found. */
-    boolean procAvailable() {
-        return proc;
+    /** What identifies a run's processes. */
+    record Target(ProcessHandle root, long sessionId, long rootStartTicks, String runId) {
+        /** A run started as {@code process}, in its own session when {@code ownSession}. */
+        static Target of(Process process, boolean ownSession, String runId) {
+            Stat s = stat(process.pid());
+            return new Target(process.toHandle(), ownSession ? process.pid() : -1, s == null ? 0 : s.startTicks,
+                    runId);
+        }
     }
 
     /** The live (non-zombie) processes of a run, by pid. */
-    Map<Long, ProcessHandle> members(ProcessHandle root, long sessionId, String runId) {
-        byte[] marker = (MARKER + "=" + runId).getBytes(StandardCharsets.UTF_8);
+    Map<Long, ProcessHandle> members(Target t) {
         Map<Long, ProcessHandle> out = new LinkedHashMap<>();
-        if (root != null) {
-            if (root.isAlive() && !zombie(root.pid())) {
-                out.put(root.pid(), root);
+        if (!proc) {
+            if (t.root().isAlive()) {
+                out.put(t.root().pid(), t.root());
             }
-            root.descendants().forEach(d -> {
-                if (!protectedPids.contains(d.pid()) && !zombie(d.pid())) {
-                    out.put(d.pid(), d);
-                }
-            });
+            t.root().descendants().filter(d -> !protectedPids.contains(d.pid())).forEach(d -> out.put(d.pid(), d));
+            return out;
         }
-        if (proc) {
-            sweep(pid -> !out.containsKey(pid), (pid, stat) -> (sessionId > 0 && stat.session == sessionId)
-                    || environHas(pid, marker), out);
+        byte[] marker = (MARKER + "=" + t.runId()).getBytes(StandardCharsets.UTF_8);
+        // The kernel does not hand out a pid that is still some live process's session id, so the session stays
+        // ours while anything in it lives. Once everything in it is gone the pid may be reused: if a process other
+        // than our root now has that pid, the session id is no longer evidence of anything.
+        boolean session = t.sessionId() > 0
+                && ProcessHandle.of(t.sessionId()).map(h -> h.equals(t.root())).orElse(true);
+        Map<Long, List<Long>> children = new HashMap<>();
+        Set<Long> found = new HashSet<>();
+        boolean rootAlive = false;
+        for (long pid : pids()) {
+            Stat s = stat(pid);
+            if (s == null || s.dead()) {
+                continue;
+            }
+            if (pid == t.root().pid() && (t.rootStartTicks() == 0 ? t.root().isAlive()
+                    : s.startTicks == t.rootStartTicks())) {
+                rootAlive = true;
+            }
+            children.computeIfAbsent(s.ppid, k -> new ArrayList<>()).add(pid);
+            if (protectedPids.contains(pid)) {
+                continue;
+            }
+            if ((session && s.session == t.sessionId())
+                    || (s.startTicks >= t.rootStartTicks() && environHas(pid, marker))) {
+                found.add(pid);
+            }
+        }
+        if (rootAlive) {
+            found.add(t.root().pid());
+        }
+        // descendants of everything found (the root included) by parent links
+        ArrayDeque<Long> todo = new ArrayDeque<>(found);
+        while (!todo.isEmpty()) {
+            for (long c : children.getOrDefault(todo.poll(), List.of())) {
+                if (!protectedPids.contains(c) && found.add(c)) {
+                    todo.add(c);
+                }
+            }
+        }
+        for (long pid : found) {
+            if (pid == t.root().pid() && rootAlive) {
+                out.put(pid, t.root());
+            } else {
+                ProcessHandle.of(pid).ifPresent(h -> out.put(pid, h));
+            }
         }
         return out;
     }
 
     /**
-     * Ends a run's processes: SIGTERM to all of them and up to {@code grace} for them to go, then SIGKILL rounds
-     * until none is found or {@code deadline} passed.
+     * Ends a run's processes: SIGTERM to all of them and up to {@code grace} for them to go, then SIGKILL to whatever
+     * is found, and again, until a look finds nothing or {@code deadline} passed.
      *
      * @return how many were still alive at the end (0: verified, nothing is left)
      */
-    int kill(ProcessHandle root, long sessionId, String runId, Duration grace, Duration deadline) {
-        long start = System.nanoTime();
+    int kill(Target t, Duration grace, Duration deadline) {
+        Map<Long, ProcessHandle> m = members(t);
+        if (m.isEmpty()) {
+            return 0;
+        }
         if (!grace.isZero()) {
-            Map<Long, ProcessHandle> m = members(root, sessionId, runId);
             m.values().forEach(ProcessHandle::destroy);
-            long graceEnd = start + grace.toNanos();
-            while (!m.isEmpty() && System.nanoTime() < graceEnd) {
+            long graceEnd = System.nanoTime() + grace.toNanos();
+            while (System.nanoTime() < graceEnd && m.values().stream().anyMatch(this::alive)) {
                 pause();
-                m = members(root, sessionId, runId);
-            }
-            if (m.isEmpty()) {
-                return 0;
             }
         }
         long end = System.nanoTime() + deadline.toNanos();
         while (true) {
-            Map<Long, ProcessHandle> m = members(root, sessionId, runId);
+            m.values().forEach(ProcessHandle::destroyForcibly);
+            pause();
+            m = members(t);
             if (m.isEmpty()) {
                 return 0;
             }
             if (System.nanoTime() > end) {
-                LOG.log(System.Logger.Level.WARNING, "run " + runId + ": " + m.size()
+                LOG.log(System.Logger.Level.WARNING, "run " + t.runId() + ": " + m.size()
                         + " processes survived the kill: " + m.keySet());
                 return m.size();
             }
-            m.values().forEach(ProcessHandle::destroyForcibly);
-            pause();
         }
     }
 
@@ -107,81 +152,72 @@ final class ProcessTree {
             return 0;
         }
         long end = System.nanoTime() + deadline.toNanos();
-        int killed = 0;
+        Set<Long> killed = new HashSet<>();
         while (true) {
-            Map<Long, ProcessHandle> m = new LinkedHashMap<>();
-            sweep(pid -> true, (pid, stat) -> environValue(pid).filter(runIds::contains).isPresent(), m);
+            List<ProcessHandle> m = new ArrayList<>();
+            for (long pid : pids()) {
+                Stat s = stat(pid);
+                if (s != null && !s.dead() && !protectedPids.contains(pid)
+                        && environValue(pid).filter(runIds::contains).isPresent()) {
+                    ProcessHandle.of(pid).ifPresent(m::add);
+                }
+            }
             if (m.isEmpty()) {
-                return killed;
+                return killed.size();
             }
             if (System.nanoTime() > end) {
-                LOG.log(System.Logger.Level.WARNING, m.size() + " orphaned run processes survived: " + m.keySet());
-                return killed;
+                LOG.log(System.Logger.Level.WARNING, m.size() + " orphaned run processes survived");
+                return killed.size();
             }
-            killed += m.size();
-            m.values().forEach(ProcessHandle::destroyForcibly);
+            m.forEach(h -> {
+                killed.add(h.pid());
+                h.destroyForcibly();
+            });
             pause();
         }
     }
 
+    private boolean alive(ProcessHandle h) {
+        if (!h.isAlive()) {
+            return false;
+        }
+        Stat s = proc ? stat(h.pid()) : null;
+        return !proc || (s != null && !s.dead());
+    }
+
     /** Fields of /proc/PID/stat the sweep needs. */
-    record Stat(char state, long session) {
+    record Stat(char state, long ppid, long session, long startTicks) {
+        boolean dead() {
+            return state == 'Z' || state == 'X';
+        }
     }
 
-    interface Match {
-        boolean test(long pid, Stat stat);
-    }
-
-    private void sweep(Predicate<Long> consider, Match match, Map<Long, ProcessHandle> out) {
+    private static List<Long> pids() {
+        List<Long> out = new ArrayList<>();
         try (DirectoryStream<Path> dirs = Files.newDirectoryStream(PROC)) {
             for (Path d : dirs) {
                 String name = d.getFileName().toString();
-                if (name.isEmpty() || !Character.isDigit(name.charAt(0))) {
-                    continue;
-                }
-                long pid;
-                try {
-                    pid = Long.parseLong(name);
-                } catch (NumberFormatException e) {
-                    continue;
-                }
-                if (protectedPids.contains(pid) || !consider.test(pid)) {
-                    continue;
-                }
-                Stat stat = stat(pid);
-                if (stat == null || stat.state == 'Z' || stat.state == 'X') {
-                    continue;
-                }
-                if (match.test(pid, stat)) {
-                    ProcessHandle.of(pid).ifPresent(h -> out.put(pid, h));
+                if (!name.isEmpty() && name.chars().allMatch(ch -> ch >= '0' && ch <= '9')) {
+                    out.add(Long.parseLong(name));
                 }
             }
-        } catch (IOException e) {
+        } catch (IOException | RuntimeException e) {
             LOG.log(System.Logger.Level.DEBUG, "cannot list /proc", e);
         }
+        return out;
     }
 
     static Stat stat(long pid) {
         try {
             String s = Files.readString(PROC.resolve(pid + "/stat"), StandardCharsets.ISO_8859_1);
             int close = s.lastIndexOf(')');
-            if (close < 0 || close + 2 >= s.length()) {
-                return null;
-            }
+            // after "pid (comm) ": state ppid pgrp session tty tpgid flags minflt cminflt majflt cmajflt utime stime
+            // cutime cstime priority nice threads itrealvalue starttime ...
             String[] f = s.substring(close + 2).split(" ");
-            // after "pid (comm) ": state ppid pgrp session ...
-            return new Stat(f[0].charAt(0), Long.parseLong(f[3]));
+            return new Stat(f[0].charAt(0), Long.parseLong(f[1]), Long.parseLong(f[3]), Long.parseLong(f[19]));
         } catch (IOException | RuntimeException e) {
             return null;
         }
-    }
-
-    private boolean zombie(long pid) {
-        if (!proc) {
-            return false;
-        }
-        Stat s = stat(pid);
-        return s == null || s.state == 'Z' || s.state == 'X';
     }
 
     private static boolean environHas(long pid, byte[] entry) {
@@ -212,7 +248,8 @@ final class ProcessTree {
             while (end < env.length && env[end] != 0) {
                 end++;
             }
-            if (end - start > key.length && java.util.Arrays.equals(env, start, start + key.length, key, 0, key.length)) {
+            if (end - start > key.length
+                    && java.util.Arrays.equals(env, start, start + key.length, key, 0, key.length)) {
                 return Optional.of(new String(env, start + key.length, end - start - key.length,
                         StandardCharsets.UTF_8));
             }

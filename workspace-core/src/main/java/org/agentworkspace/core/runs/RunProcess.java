@@ -88,7 +88,7 @@ final class RunProcess implements Runnable {
         }
         long started = System.nanoTime();
         lastActivity = started;
-        long session = engine.setsid().isPresent() ? p.pid() : -1;
+        ProcessTree.Target tree = ProcessTree.Target.of(p, engine.setsid().isPresent(), run.id);
         ObjectNode running = engine.json().object().put("status", RunStatus.RUNNING.wireName()).put("pid", p.pid());
         run.append(engine.log(), engine.clock(), EntryKind.STATUS, running.toString(),
                 new EventLog.RowChange(RunStatus.RUNNING, engine.clock().instant(), null, null, null));
@@ -128,8 +128,7 @@ final class RunProcess implements Runnable {
         }
         // Whatever ended it, nothing the run started may stay: early ends get SIGTERM and the grace period first;
         // leftovers of a process that exited on its own are killed at once.
-        int left = engine.tree().kill(p.toHandle(), session, run.id,
-                ending != null ? settings.killGrace() : Duration.ZERO, KILL_DEADLINE);
+        int left = engine.tree().kill(tree, ending != null ? settings.killGrace() : Duration.ZERO, KILL_DEADLINE);
         int exit = waitForExit(p);
         join(out);
         join(err);
