@@ -12,5 +12,6 @@ module org.agentworkspace.core {
 
     exports org.agentworkspace.core;
     exports org.agentworkspace.core.auth;
+    exports org.agentworkspace.core.history;
 
 }
