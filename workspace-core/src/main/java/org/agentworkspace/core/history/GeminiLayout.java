@@ -10,7 +10,6 @@ import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
 import java.util.ArrayList;
 import java.util.HexFormat;
-import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
 
@@ -85,9 +84,7 @@ final class GeminiLayout {
         try {
             if (Files.isRegularFile(projects) && Files.size(projects) < 16L * MAX_SMALL_FILE) {
                 JsonNode map = Json.MAPPER.readTree(projects.toFile()).path("projects");
-                Iterator<Map.Entry<String, JsonNode>> it = map.fields();
-                while (it.hasNext()) {
-                    Map.Entry<String, JsonNode> e = it.next();
+                for (Map.Entry<String, JsonNode> e : map.properties()) {
                     if (name.equals(e.getValue().asText()) || name.equals(sha256(e.getKey()))) {
                         return e.getKey();
                     }

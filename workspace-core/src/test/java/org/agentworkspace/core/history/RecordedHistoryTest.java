@@ -13,6 +13,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import java.nio.file.Path;
 import java.util.List;
 
+import com.fasterxml.jackson.databind.ObjectMapper;
+
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
@@ -136,9 +138,7 @@ class RecordedHistoryTest {
         assertNotNull(call.toolCallId());
         assertEquals(call.toolCallId(), result.toolCallId());
         assertTrue(call.toolInputJson().contains("hello-from-mock"), call.toolInputJson());
-        Fixtures.class.getName();
-        com.fasterxml.jackson.databind.ObjectMapper om = new com.fasterxml.jackson.databind.ObjectMapper();
-        assertNotNull(om.readTree(call.toolInputJson()), "tool input is JSON");
+        assertNotNull(new ObjectMapper().readTree(call.toolInputJson()), "tool input is JSON");
         assertFalse(result.toolOutput().isBlank());
         assertFalse(result.toolError());
         assertNull(call.toolOutput());
