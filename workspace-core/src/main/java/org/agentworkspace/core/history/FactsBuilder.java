@@ -80,8 +80,9 @@ final class FactsBuilder {
         reset = true;
     }
 
+    /** What a cheap summary needs from the head of a file (the session id is known from the file already). */
     boolean headComplete() {
-        return sessionId != null && projectPath != null && firstPrompt != null;
+        return projectPath != null && firstPrompt != null;
     }
 
     SessionFacts build() {

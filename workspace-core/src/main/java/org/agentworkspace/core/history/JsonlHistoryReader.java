@@ -8,6 +8,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import java.nio.file.attribute.BasicFileAttributes;
+import java.time.Instant;
 import java.util.Set;
 
 import com.fasterxml.jackson.databind.node.ObjectNode;
@@ -27,6 +28,8 @@ import org.agentworkspace.api.history.SessionSummary;
 abstract class JsonlHistoryReader implements HistoryReader {
     /** Bytes read from each end of a large file by {@link #summarize}. */
     static final int PEEK_BYTES = 256 * 1024;
+    /** Longest line a cheap summary parses; longer ones are skipped by it (a full read still parses them). */
+    static final int PEEK_MAX_LINE = 4 * 1024 * 1024;
 
     private static final Logger LOG = System.getLogger(JsonlHistoryReader.class.getName());
 
@@ -69,25 +72,31 @@ abstract class JsonlHistoryReader implements HistoryReader {
         if (size <= 2L * PEEK_BYTES) {
             return scan(file);
         }
-        ReadResult head = read(file, 0, PEEK_BYTES, false, true, HistorySink.discard());
+        ReadResult head = read(file, 0, PEEK_BYTES, false, true, PEEK_MAX_LINE, HistorySink.discard());
         ReadResult tail = read(file, Math.max(head.nextOffset(), size - PEEK_BYTES), Long.MAX_VALUE, true, false,
-                HistorySink.discard());
+                PEEK_MAX_LINE, HistorySink.discard());
         counters.add(head);
         counters.add(tail);
-        SessionFacts tailFacts = tail.facts();
-        SessionFacts merged = head.facts().merge(new SessionFacts(tailFacts.sessionId(), tailFacts.projectPath(),
-                tailFacts.title(), tailFacts.titleRank(), tailFacts.firstPrompt(), tailFacts.firstActivity(),
-                tailFacts.lastActivity(), 0, tailFacts.subagent(), null, false, false));
+        SessionFacts t = tail.facts();
+        // a tail made of one long record shows no timestamp: the file's mtime is the best last activity then
+        Instant last = t.lastActivity() != null ? t.lastActivity() : file.modified();
+        SessionFacts merged = head.facts().merge(new SessionFacts(t.sessionId(), t.projectPath(), t.title(),
+                t.titleRank(), t.firstPrompt(), t.firstActivity(), last, 0, t.subagent(), null, false, false));
         return merged.toSummary(file, false);
     }
 
     /**
-     * Reads lines starting at {@code start}. {@code align}: start is not known to be a line start, so the first
-     * (partial) line is dropped. Stops after the line that crosses {@code stopAfter} bytes, or as soon as the facts
-     * are complete when {@code stopWhenHeadComplete}.
+     * Reads lines starting at {@code start}. {@code align}: start is not known to be a line start, so the rest of
+     * the line it falls in is skipped unread. Stops after the line that crosses {@code stopAfter} bytes, or as soon
+     * as the facts are complete when {@code stopWhenHeadComplete}.
      */
     ReadResult read(SessionFile file, long start, long stopAfter, boolean align, boolean stopWhenHeadComplete,
             HistorySink sink) throws IOException {
+        return read(file, start, stopAfter, align, stopWhenHeadComplete, MAX_LINE_BYTES, sink);
+    }
+
+    ReadResult read(SessionFile file, long start, long stopAfter, boolean align, boolean stopWhenHeadComplete,
+            int maxLine, HistorySink sink) throws IOException {
         ReadContext ctx = new ReadContext(file, sink, redeliversIds());
         prime(ctx);
         LineHandler handler = handler(ctx);
@@ -102,16 +111,15 @@ abstract class JsonlHistoryReader implements HistoryReader {
                 LOG.log(Level.DEBUG, "offset {0} beyond the end of {1}: nothing to read", start, file.path());
                 return new ReadResult(start, ctx.facts.build(), 0, 0, 0, false);
             }
-            LineReader lines = new LineReader(ch, start, MAX_LINE_BYTES);
-            LineReader.Line line;
-            boolean first = true;
-            while ((line = lines.next()) != null) {
-                if (first && align && start > 0) {
-                    first = false;
-                    next = line.end();
-                    continue;
+            LineReader lines = new LineReader(ch, start, maxLine);
+            if (align && start > 0) {
+                next = lines.skipLine();
+                if (next < 0) {
+                    return new ReadResult(start, ctx.facts.build(), 0, 0, 0, false);
                 }
-                first = false;
+            }
+            LineReader.Line line;
+            while ((line = lines.next()) != null) {
                 if (line.oversized()) {
                     if (line.terminated()) {
                         oversized++;

@@ -44,6 +44,24 @@ final class LineReader {
         channel.position(start);
     }
 
+    /**
+     * Consumes the rest of the current line (up to and including the next '\n') without keeping it; returns the
+     * offset after it, or -1 when the file ends first.
+     */
+    long skipLine() throws IOException {
+        while (true) {
+            if (pos >= limit && !fill()) {
+                return -1;
+            }
+            int nl = indexOfNewline(pos, limit);
+            if (nl >= 0) {
+                pos = nl + 1;
+                return chunkStart + pos;
+            }
+            pos = limit;
+        }
+    }
+
     /** The next line, or null at the end of the file. */
     Line next() throws IOException {
         if (pos >= limit && !fill()) {

@@ -97,4 +97,22 @@ class LargeFileTest {
         assertTrue(pageTime.toMillis() < 10_000, "page took " + pageTime);
         assertTrue(scanTime.toMillis() < 10_000, "scan took " + scanTime);
     }
+
+    @Test
+    void aTailThatIsOneLongRecordFallsBackToTheFileTime() throws Exception {
+        String sid = "0f0f0f0f-1111-4222-8333-555555555555";
+        Path file = home.resolve(".claude/projects/-tmp-big/" + sid + ".jsonl");
+        Files.createDirectories(file.getParent());
+        Files.writeString(file, "{\"type\":\"user\",\"uuid\":\"u\",\"timestamp\":\"2026-01-01T00:00:00Z\",\"cwd\":"
+                + "\"/p\",\"message\":{\"role\":\"user\",\"content\":\"hi\"}}\n"
+                + "{\"type\":\"attachment\",\"timestamp\":\"2026-01-01T00:00:01Z\",\"blob\":\""
+                + "z".repeat(700_000) + "\"}\n");
+        HistoryReader r = HistoryReaders.create().get("claude");
+        SessionFile f = r.discover(home).get(0);
+        SessionSummary peek = r.summarize(f);
+        assertEquals("/p", peek.projectPath());
+        assertEquals("hi", peek.firstPrompt());
+        assertEquals(f.modified(), peek.lastActivity());
+        assertEquals(Instant.parse("2026-01-01T00:00:01Z"), r.scan(f).lastActivity());
+    }
 }
