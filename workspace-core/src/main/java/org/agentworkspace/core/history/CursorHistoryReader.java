@@ -16,6 +16,7 @@ import java.util.Collection;
 import java.util.Comparator;
 import java.util.HexFormat;
 import java.util.List;
+import java.util.Objects;
 import java.util.Optional;
 import java.util.function.Supplier;
 import java.util.regex.Matcher;
@@ -233,10 +234,10 @@ final class CursorHistoryReader implements HistoryReader {
                     String type = Json.str(part, "type");
                     if ("text".equals(type)) {
                         ctx.emit(HistoryMessage.text(pid, sid, HistoryMessage.ASSISTANT, HistoryMessage.TEXT,
-                                String.valueOf(Json.str(part, "text")), null, rowid));
+                                Objects.toString(Json.str(part, "text"), ""), null, rowid));
                     } else if ("reasoning".equals(type)) {
                         ctx.emit(HistoryMessage.text(pid, sid, HistoryMessage.ASSISTANT, HistoryMessage.THINKING,
-                                String.valueOf(Json.str(part, "text")), null, rowid));
+                                Objects.toString(Json.str(part, "text"), ""), null, rowid));
                     } else if ("tool-call".equals(type) || "tool_use".equals(type)) {
                         JsonNode input = part.has("args") ? part.get("args") : part.get("input");
                         ctx.emit(HistoryMessage.toolCall(pid, sid, Json.str(part, "toolName") != null
