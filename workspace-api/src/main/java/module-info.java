@@ -2,5 +2,6 @@
 module org.agentworkspace.api {
     exports org.agentworkspace.api;
     exports org.agentworkspace.api.files;
+    exports org.agentworkspace.api.history;
     exports org.agentworkspace.api.vcs;
 }

@@ -13,6 +13,7 @@ module org.agentworkspace.core {
     exports org.agentworkspace.core;
     exports org.agentworkspace.core.auth;
     exports org.agentworkspace.core.files;
+    exports org.agentworkspace.core.history;
 
     uses org.agentworkspace.api.vcs.VcsFactory;
 
