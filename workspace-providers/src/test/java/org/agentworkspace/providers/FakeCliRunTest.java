@@ -134,4 +134,16 @@ class FakeCliRunTest {
         assertTrue(r.all(AgentEvent.Error.class).stream().anyMatch(e -> e.code().equals("exit_status")),
                 r::describe);
     }
+
+    @ParameterizedTest
+    @EnumSource(ProviderId.class)
+    void manyEventsStreamThrough(ProviderId id) throws Exception {
+        PlanRunner.Run r = run(id, spec(id, "hi").extraEnv("AW_FAKE_EVENTS", "2000"), "many");
+        assertTrue(r.completed().success(), r::describe);
+        long text = r.events().stream().filter(e -> e instanceof AgentEvent.TextDelta
+                || e instanceof AgentEvent.Message m && m.role() == AgentEvent.Role.ASSISTANT).count();
+        assertTrue(text >= 2000, () -> id + ": only " + text + " text events");
+        assertTrue(r.all(AgentEvent.Unrecognized.class).size() <= 3, () -> id + " left lines unmapped: "
+                + r.all(AgentEvent.Unrecognized.class).stream().limit(3).toList());
+    }
 }

@@ -129,24 +129,33 @@ abstract class RealCliRun {
 
     private PlanRunner.Run run(String prompt, Path home, Path project, PermissionMode mode, String resume)
             throws Exception {
+        PlanRunner.Run r = launch(prompt, home, project, mode, resume);
+        assertEquals(0, r.exitCode(), r::describe);
+        assertTrue(r.completed().success(), r::describe);
+        return r;
+    }
+
+    private PlanRunner.Run launch(String prompt, Path home, Path project, PermissionMode mode, String resume)
+            throws Exception {
         LaunchContext ctx = context(home);
         // the npm prefix is laid out like our cli-bin directory: <prefix>/node_modules/.bin/<name>
         Path cliBin = bin.getParent().getParent().getParent();
         Path binary = provider.resolveBinary(new BinaryLocator(cliBin, ctx.pathDirectories(), null)).orElseThrow();
         assertEquals(bin.toAbsolutePath(), binary);
         RunSpec spec = RunSpec.builder(prompt, Files.createDirectories(project)).model(model).permissionMode(mode)
-                .resume(resume).credentials(new ProviderCredentials(key, mock.baseUrl() + baseUrlSuffix)).build();
+                .resume(resume).credentials(new ProviderCredentials(key, mock.baseUrl() + baseUrlSuffix))
+                // claude retries a 401 ten times with backoff by default
+                .extraEnv("CLAUDE_CODE_MAX_RETRIES", "0").build();
         LaunchPlan plan = provider.plan(spec, binary, ctx);
         int before = mock.requests().size();
         PlanRunner.Run r = PlanRunner.run(plan, provider.newParser(), TIMEOUT);
         System.out.printf("real-cli %s (our plan): %s%s took %d ms (exit %d)%n", id, mode,
                 resume == null ? "" : " resume", r.took().toMillis(), r.exitCode());
-        assertEquals(0, r.exitCode(), r::describe);
-        assertTrue(r.completed().success(), r::describe);
         List<RecordedRequest> reqs = mock.requests().subList(before, mock.requests().size());
         assertFalse(reqs.isEmpty(), "the CLI reached the mock");
         for (RecordedRequest q : reqs) {
-            assertEquals(200, q.status(), () -> id + " called " + q.method() + " " + q.path());
+            assertTrue(q.status() == 200 || q.scenario().startsWith("error:"), () -> id + " called " + q.method()
+                    + " " + q.path());
             assertEquals(Optional.of(key), q.apiKey(), () -> id + " sent another credential to " + q.path());
         }
         return r;
@@ -196,5 +205,24 @@ abstract class RealCliRun {
                     r::describe);
             assertTrue(r.text().contains("MOCK-REPLY: tool result"), r::describe);
         }
+    }
+
+    @Test
+    void anApiErrorIsAFailedRunWithAnError() throws Exception {
+        PlanRunner.Run r = launch("Fail now [[mock:error:401]]", home("error"), tmp.resolve("error-project"),
+                PermissionMode.DEFAULT, null);
+        System.out.println("real-cli " + id + " on HTTP 401:\n" + r.describe());
+        if (Boolean.getBoolean("aw.golden.update")) {
+            // keep this real error stream as a golden input for RecordedStreamsTest
+            Path dir = Files.createDirectories(Path.of(System.getProperty("basedir", System.getProperty("user.dir")),
+                    "src", "test", "resources", "streams", id.wireId()));
+            Files.writeString(dir.resolve("error-401.jsonl"), String.join("\n", r.stdoutLines()) + "\n");
+            Files.writeString(dir.resolve("error-401.meta.json"), "{\"provider\": \"" + id.wireId()
+                    + "\", \"scenario\": \"error-401\", \"cliVersion\": \"" + RealCli.spec(id.wireId()).version()
+                    + "\", \"exitCode\": " + r.exitCode() + ", \"prompt\": \"Fail now [[mock:error:401]]\", "
+                    + "\"recordedBy\": \"RealCliRun#anApiErrorIsAFailedRunWithAnError with -Daw.golden.update=true\"}\n");
+        }
+        assertFalse(r.completed().success(), r::describe);
+        assertFalse(r.all(AgentEvent.Error.class).isEmpty(), r::describe);
     }
 }

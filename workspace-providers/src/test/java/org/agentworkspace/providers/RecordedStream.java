@@ -31,6 +31,7 @@ record RecordedStream(String provider, String scenario, List<String> lines, int 
                 }
             }
         }
+        out.addAll(realErrorStreams());
         Path bin = FakeClis.install(scratch.resolve("fake-bin"), List.of("cursor"));
         Path data = bin.resolve(".aw-fake-cli").resolve("cursor");
         for (String s : SCENARIOS) {
@@ -42,6 +43,34 @@ record RecordedStream(String provider, String scenario, List<String> lines, int 
             }
         }
         return out;
+    }
+
+    /**
+     * Streams of the real CLIs answering HTTP 401, captured by {@code RealCliRun} with {@code -Daw.golden.update=true}
+     * into {@code src/test/resources/streams/<provider>/error-401.jsonl} (+ {@code .meta.json} with the exit code).
+     */
+    static List<RecordedStream> realErrorStreams() {
+        List<RecordedStream> out = new ArrayList<>();
+        Path root = Path.of(System.getProperty("basedir", System.getProperty("user.dir")), "src", "test", "resources",
+                "streams");
+        for (String p : Recordings.PROVIDERS) {
+            Path stream = root.resolve(p).resolve("error-401.jsonl");
+            if (!Files.exists(stream)) {
+                continue;
+            }
+            try {
+                int exit = org.agentworkspace.providers.common.Json.parse(Files.readString(root.resolve(p)
+                        .resolve("error-401.meta.json"))).path("exitCode").asInt();
+                out.add(new RecordedStream(p, "error-401", Files.readAllLines(stream), exit, null, false));
+            } catch (IOException e) {
+                throw new UncheckedIOException(e);
+            }
+        }
+        return out;
+    }
+
+    boolean failure() {
+        return scenario.startsWith("error");
     }
 
     @Override

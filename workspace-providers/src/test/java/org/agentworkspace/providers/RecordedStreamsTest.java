@@ -86,6 +86,9 @@ class RecordedStreamsTest {
     @ParameterizedTest(name = "{0}")
     @MethodSource("streams")
     void endsWithOneSuccessfulCompletionCarryingTheSession(RecordedStream s) {
+        if (s.failure()) {
+            return;
+        }
         List<AgentEvent> events = parse(s);
         AgentEvent.Completed done = assertInstanceOf(AgentEvent.Completed.class, events.get(events.size() - 1));
         assertEquals(1, events.stream().filter(AgentEvent.Completed.class::isInstance).count());
@@ -107,6 +110,9 @@ class RecordedStreamsTest {
     @ParameterizedTest(name = "{0}")
     @MethodSource("streams")
     void reportsTokenUsageWhereTheCliDoes(RecordedStream s) {
+        if (s.failure()) {
+            return;
+        }
         List<AgentEvent.Usage> usage = parse(s).stream().filter(AgentEvent.Usage.class::isInstance)
                 .map(AgentEvent.Usage.class::cast).toList();
         switch (s.provider()) {
@@ -120,6 +126,19 @@ class RecordedStreamsTest {
                 }
             }
         }
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("streams")
+    void anApiErrorEndsInAFailedCompletionWithAnError(RecordedStream s) {
+        if (!s.failure()) {
+            return;
+        }
+        List<AgentEvent> events = parse(s);
+        AgentEvent.Completed done = assertInstanceOf(AgentEvent.Completed.class, events.get(events.size() - 1));
+        assertFalse(done.success(), () -> EventLines.format(events));
+        assertTrue(events.stream().anyMatch(e -> e instanceof AgentEvent.Error er && er.message().contains("401")),
+                () -> EventLines.format(events));
     }
 
     @ParameterizedTest(name = "{0}")

@@ -17,7 +17,7 @@ import org.agentworkspace.providers.common.JsonLineParser;
  * item.started / item.completed {item:{id, type,...}} → by item type (below)
  * turn.completed {usage}                              → Usage; ends the run successfully
  * turn.failed {error:{message}}                       → Error(turn_failed); ends the run as failed
- * error {message}                                     → Error(error)
+ * error {message}                                     → Error(error), or Error(retry) for "Reconnecting... n/m"
  * turn.started, item.updated                          → Unrecognized (no counterpart)
  * </pre>
  * Items: {@code agent_message} → Message(ASSISTANT); {@code reasoning} → Message(REASONING); {@code command_execution},
@@ -56,7 +56,9 @@ final class CodexStreamParser extends JsonLineParser {
             }
             case "error" -> {
                 String message = Json.text(n, "message");
-                out.add(new AgentEvent.Error("error", message == null ? Json.write(n) : message));
+                // "Reconnecting... 2/5 (...)": a retry codex is about to make, not the final failure
+                String code = message != null && message.startsWith("Reconnecting...") ? "retry" : "error";
+                out.add(new AgentEvent.Error(code, message == null ? Json.write(n) : message));
             }
             case "turn.started", "item.updated" -> out.add(new AgentEvent.Unrecognized(raw,
                     "no unified counterpart: codex " + type));

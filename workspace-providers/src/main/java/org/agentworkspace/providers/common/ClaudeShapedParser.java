@@ -167,6 +167,10 @@ public class ClaudeShapedParser extends JsonLineParser {
         if (result != null && !result.isBlank()) {
             return result;
         }
+        String error = Json.text(n.path("error"), "message");
+        if (error != null && !error.isBlank()) {
+            return error;
+        }
         JsonNode errors = n.get("errors");
         if (errors != null && errors.isArray() && !errors.isEmpty()) {
             StringBuilder sb = new StringBuilder();
