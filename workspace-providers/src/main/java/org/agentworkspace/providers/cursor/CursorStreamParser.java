@@ -33,7 +33,7 @@ final class CursorStreamParser extends ClaudeShapedParser {
         }
         String callId = Json.text(n, "call_id");
         JsonNode toolCall = n.path("tool_call");
-        Iterator<Map.Entry<String, JsonNode>> fields = toolCall.fields();
+        Iterator<Map.Entry<String, JsonNode>> fields = toolCall.properties().iterator();
         if (callId == null || !fields.hasNext()) {
             out.add(new AgentEvent.Unrecognized(raw, "cursor tool_call without call_id or tool"));
             return;
