@@ -81,6 +81,7 @@ abstract class RealCliRun {
         nodeDir = RealCli.ensureNode();
         mock = MockLlmServer.create().start();
         tmp = Files.createTempDirectory("aw-real-" + id.wireId());
+        Files.createDirectories(tmp.resolve("tmpdir"));
         provider = Plans.provider(id.wireId());
     }
 
@@ -102,6 +103,8 @@ abstract class RealCliRun {
         server.put("PATH", nodeDir + ":/usr/local/bin:/usr/bin:/bin");
         server.put("HOME", home.toString());
         server.put("LANG", "C.UTF-8");
+        // gemini writes error reports into the temp dir: keep them inside this test's directory
+        server.put("TMPDIR", tmp.resolve("tmpdir").toString());
         for (String k : List.of("ANTHROPIC_API_KEY", "OPENAI_API_KEY", "GEMINI_API_KEY", "GROK_API_KEY",
                 "ANTHROPIC_BASE_URL", "OPENAI_BASE_URL")) {
             server.put(k, "server-secret-" + k);
