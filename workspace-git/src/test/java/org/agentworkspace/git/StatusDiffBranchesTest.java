@@ -282,7 +282,7 @@ class StatusDiffBranchesTest {
         try (Vcs vcs = fx.open(repo)) {
             WorkspaceException e = assertThrows(WorkspaceException.class,
                     () -> vcs.diff(DiffRequest.of(RelativePath.parse(".git/config"), false)));
-            assertEquals("PATH_INVALID", e.code());
+            assertEquals("INVALID_PATH", e.code());
         }
     }
 
@@ -325,7 +325,7 @@ class StatusDiffBranchesTest {
         Path linked = Files.createDirectories(tmp.resolve("linked"));
         Files.createSymbolicLink(linked.resolve(".git"), repo.resolve(".git"));
         for (Path dir : List.of(plain, bare, repo.resolve("sub"), linked, tmp.resolve("missing"))) {
-            WorkspaceException e = assertThrows(WorkspaceException.NotFound.class, () -> fx.open(dir).close(),
+            WorkspaceException e = assertThrows(WorkspaceException.Conflict.class, () -> fx.open(dir).close(),
                     dir.toString());
             assertEquals(VcsErrorCodes.NOT_A_GIT_REPOSITORY, e.code());
             assertFalse(fx.factory.isRepository(dir));
