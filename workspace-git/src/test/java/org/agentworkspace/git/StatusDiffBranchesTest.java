@@ -198,7 +198,7 @@ class StatusDiffBranchesTest {
         }
         Path repo = fx.repo("proj", "long.txt", longText.toString(), "small.txt", "one\ntwo\nthree\n",
                 "gone.txt", "bye\n", "staged-gone.txt", "bye\n", "noeol.txt", "no newline", "bin.dat", "x",
-                "dir/nested.txt", "n\n", "unicodé.txt", "u\n");
+                "dir/nested.txt", "n\n", "unicodé.txt", "u\n", "with space.txt", "s\n", "gone space.txt", "g\n");
         Fixture.write(repo, "long.txt", longText.toString().replace("line 10\n", "line ten\n")
                 .replace("line 150\n", "line 150\nline 150b\n").replace("line 199\n", ""));
         Fixture.write(repo, "small.txt", "one\n2\nthree\nfour\n");
@@ -208,6 +208,11 @@ class StatusDiffBranchesTest {
         Fixture.write(repo, "bin.dat", new byte[] {0, 1, 2, 3, 0, 5});
         Fixture.write(repo, "dir/nested.txt", "n\nstaged\n");
         Fixture.write(repo, "unicodé.txt", "u2\n");
+        // git ends ---/+++ lines whose name holds a space with a tab
+        Fixture.write(repo, "with space.txt", "s2\n");
+        Files.delete(repo.resolve("gone space.txt"));
+        Fixture.write(repo, "new space.txt", "n\n");
+        fx.git.out(repo, "add", "new space.txt");
         Fixture.write(repo, "staged-new.txt", "fresh\n");
         fx.git.out(repo, "add", "dir/nested.txt", "staged-new.txt");
         Fixture.write(repo, "dir/nested.txt", "n\nstaged\nand unstaged\n");
