@@ -89,6 +89,8 @@ import org.eclipse.jgit.treewalk.filter.TreeFilter;
 final class JGitVcs implements Vcs {
     private static final System.Logger LOG = System.getLogger(JGitVcs.class.getName());
     private static final String DETACHED = "HEAD";
+    private static final java.util.regex.Pattern TRANSPORT_HELPER =
+            java.util.regex.Pattern.compile("[A-Za-z0-9][A-Za-z0-9+.-]*::.*", java.util.regex.Pattern.DOTALL);
     private static final Set<String> NETWORK_SCHEMES = Set.of("http", "https", "ssh", "git", "file", "ssh+git",
             "git+ssh");
 
@@ -605,6 +607,10 @@ final class JGitVcs implements Vcs {
             throw new WorkspaceException.NotFound(VcsErrorCodes.REMOTE_NOT_FOUND, "the remote has no URL");
         }
         for (URIish uri : uris) {
+            if (TRANSPORT_HELPER.matcher(uri.toString()).matches()) {
+                // git's <transport>::<address> form (ext::, fd::, …) runs a helper program
+                throw unsafe("the remote names a git transport helper; the service does not run those");
+            }
             String scheme = uri.getScheme() == null ? null : uri.getScheme().toLowerCase(Locale.ROOT);
             if (scheme != null && !NETWORK_SCHEMES.contains(scheme)) {
                 throw unsafe("the remote uses a protocol the service does not use (" + scheme + ")");

@@ -281,6 +281,9 @@ class GitAttackTest {
                     assertTrue(Set.of(VcsErrorCodes.GIT_UNSAFE_CONFIG, VcsErrorCodes.GIT_REMOTE_UNAVAILABLE,
                             VcsErrorCodes.REMOTE_NOT_FOUND)
                             .contains(result), url + " -> " + result);
+                    if (url.contains("::")) {
+                        assertEquals(VcsErrorCodes.GIT_UNSAFE_CONFIG, result, url + ": a transport helper is named");
+                    }
                 }
             }
         }
