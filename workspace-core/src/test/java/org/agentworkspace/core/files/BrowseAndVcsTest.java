@@ -71,6 +71,10 @@ class BrowseAndVcsTest {
             assertEquals(FileErrorCodes.PATH_NOT_ALLOWED, code(() -> browser.browse(refused)), refused);
         }
         assertEquals(FileErrorCodes.FILE_NOT_FOUND, code(() -> browser.browse("~/missing")));
+        for (String hidden : List.of(tmp + "/missing", "/no/such/folder", "~/out/missing", "~/.missing-hidden")) {
+            assertEquals(FileErrorCodes.PATH_NOT_ALLOWED, code(() -> browser.browse(hidden)),
+                    hidden + ": outside the roots, not even existence is told");
+        }
         assertEquals(FileErrorCodes.NOT_A_DIRECTORY, code(() -> browser.browse("~/notes.txt")));
         for (String invalid : List.of("relative/path", "~root", "~/a\0b", "a\nb")) {
             assertEquals(FileErrorCodes.INVALID_PATH, code(() -> browser.browse(invalid)), invalid);
