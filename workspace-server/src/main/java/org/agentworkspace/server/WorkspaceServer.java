@@ -53,7 +53,7 @@ public final class WorkspaceServer implements AutoCloseable {
     public record Context(WorkspaceEngine engine, ServerConfig config, Json json, SessionTokens tokens, Guard guard,
                           ErrorResponses errors, BuildInfo build, OpenApiDocument openApi, BrowseFilesystem browser) {
         public static Context create(WorkspaceEngine engine, ServerConfig config, Map<String, String> env) {
-            Json json = new Json();
+            Json json = new Json(config.maxFileBodyBytes());
             SessionTokens tokens = new SessionTokens(engine.signingSecret(), engine.config().clock(),
                     engine.config().auth().sessionLifetime());
             Guard guard = new Guard(engine.auth(), tokens, config, json);
