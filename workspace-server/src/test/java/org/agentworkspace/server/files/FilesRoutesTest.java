@@ -264,16 +264,23 @@ class FilesRoutesTest {
             JsonNode back = expect(big.get("/api/projects/" + name + "/file?path=blob", bearer(token)), 200, null);
             assertArrayEquals(bytes, Base64.getDecoder().decode(back.path("content").asText()));
 
-            expect(big.put("/api/projects/" + name + "/rename", Map.of("displayName", b64), bearer(token)), 413,
+            // The same size on routes without file content: over their 1 MiB limit, refused on the declared length.
+            for (String route : List.of("/rename", "/files/rename", "/files")) {
+                String answer = declareOnly(big, route.equals("/files") ? "DELETE" : "PUT",
+                        "/api/projects/" + name + route, token, 4L * 1024 * 1024);
+                assertTrue(answer.startsWith("HTTP/1.1 413") && answer.contains("PAYLOAD_TOO_LARGE"), answer);
+            }
+            String justOver = "{\"oldPath\":\"blob\",\"newPath\":\"" + "n".repeat(1024 * 1024) + "\"}";
+            expect(big.put("/api/projects/" + name + "/files/rename", justOver, bearer(token)), 413,
                     "PAYLOAD_TOO_LARGE");
-            expect(big.put("/api/projects/" + name + "/files/rename", Map.of("oldPath", "blob", "newPath", b64),
-                    bearer(token)), 413, "PAYLOAD_TOO_LARGE");
             String eleven = "y".repeat(11 * 1024 * 1024);
             expect(big.put("/api/projects/" + name + "/file", Map.of("path", "t.txt", "content", eleven),
                     bearer(token)), 413, "FILE_TOO_LARGE");
-            String huge = "z".repeat(21 * 1024 * 1024);
-            expect(big.put("/api/projects/" + name + "/file", Map.of("path", "t.txt", "content", huge),
-                    bearer(token)), 413, "PAYLOAD_TOO_LARGE");
+            // Over even the file route's limit: refused on the declared length, before the body is read (a raw
+            // socket, since an HTTP client still sending 21 MiB may miss the early answer when the server closes).
+            String answer = declareOnly(big, "PUT", "/api/projects/" + name + "/file", token, 21L * 1024 * 1024);
+            assertTrue(answer.startsWith("HTTP/1.1 413"), answer);
+            assertTrue(answer.contains("PAYLOAD_TOO_LARGE"), answer);
             assertFalse(Files.exists(dir.resolve("t.txt")));
         }
     }
@@ -307,6 +314,33 @@ class FilesRoutesTest {
         assertEquals(List.of(), torn, "reads that saw a partial file");
         assertEquals(a, Files.readString(root.resolve("doc.txt")));
         assertEquals(List.of(), tempFiles());
+    }
+
+    /** Sends only the head of a request declaring {@code length} body bytes, and returns what the server answers. */
+    private static String declareOnly(TestServer server, String method, String path, String token, long length)
+            throws IOException {
+        try (java.net.Socket socket = new java.net.Socket("127.0.0.1", server.server.port())) {
+            socket.setSoTimeout(10_000);
+            socket.getOutputStream().write((method + " " + path + " HTTP/1.1\r\nHost: 127.0.0.1\r\n"
+                    + "Authorization: Bearer " + token + "\r\nContent-Type: application/json\r\n"
+                    + "Content-Length: " + length + "\r\n\r\n").getBytes(StandardCharsets.US_ASCII));
+            socket.getOutputStream().flush();
+            java.io.InputStream in = socket.getInputStream();
+            java.io.ByteArrayOutputStream got = new java.io.ByteArrayOutputStream();
+            byte[] buffer = new byte[4096];
+            try {
+                int n;
+                while ((n = in.read(buffer)) > 0) {
+                    got.write(buffer, 0, n);
+                    if (got.toString(StandardCharsets.UTF_8).contains("}}")) {
+                        break;
+                    }
+                }
+            } catch (java.net.SocketTimeoutException e) {
+                // whatever arrived is the answer
+            }
+            return got.toString(StandardCharsets.UTF_8);
+        }
     }
 
     private List<String> tempFiles() throws IOException {
