@@ -2,5 +2,9 @@
 module org.agentworkspace.api {
     exports org.agentworkspace.api;
     exports org.agentworkspace.api.files;
+    exports org.agentworkspace.api.history;
+    exports org.agentworkspace.api.provider;
     exports org.agentworkspace.api.vcs;
+
+    uses org.agentworkspace.api.provider.AgentProviderFactory;
 }

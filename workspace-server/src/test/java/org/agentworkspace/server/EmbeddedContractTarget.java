@@ -22,6 +22,12 @@ public final class EmbeddedContractTarget implements ContractTargetProvider {
         return ContractTarget.of("http://127.0.0.1:" + server.port(), "contract-admin", "contract-admin-password");
     }
 
+    /** The embedded server runs in this JVM: tests may prepare folders (git repositories) for it. */
+    @Override
+    public boolean local() {
+        return true;
+    }
+
     @Override
     public void close() {
         if (server != null) {

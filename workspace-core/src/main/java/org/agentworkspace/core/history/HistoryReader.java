@@ -1,0 +1,75 @@
+package org.agentworkspace.core.history;
+
+import java.io.IOException;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Optional;
+
+import org.agentworkspace.api.history.MessagePage;
+import org.agentworkspace.api.history.SessionSummary;
+
+/**
+ * Reads one provider's conversation history from the files its CLI writes under a HOME directory.
+ *
+ * <p>Every method streams: no implementation loads a whole history file into memory (a JSONL line is held at most
+ * {@link #MAX_LINE_BYTES}; a whole-document JSON chat is walked message by message with Jackson's streaming parser;
+ * SQLite stores are read through cursors). A corrupt, binary or truncated record is skipped and counted
+ * ({@link ReadResult}, {@link #stats()}), never fatal. Implementations are thread-safe; {@link IOException} is thrown
+ * only when the file itself cannot be opened or read.
+ */
+public interface HistoryReader {
+
+    /** Longest JSONL line read; longer lines are skipped and counted as oversized. */
+    int MAX_LINE_BYTES = 64 * 1024 * 1024;
+
+    /** Provider id, one of {@link org.agentworkspace.api.history.HistoryProviders#ALL}. */
+    String provider();
+
+    /**
+     * The sessions under {@code home} (the user's home directory), newest first by {@link SessionFile#modified()}.
+     * Cheap: lists directories (and, where the id is only inside the file, reads its first record).
+     * A missing provider directory gives an empty list.
+     */
+    List<SessionFile> discover(Path home) throws IOException;
+
+    /**
+     * The session stored in {@code file} under {@code home}, if the path has this provider's session layout (for a
+     * file watcher). Always empty for opencode, whose sessions share one database: use {@link #discover}.
+     */
+    Optional<SessionFile> describe(Path home, Path file) throws IOException;
+
+    /**
+     * A cheap summary: reads the session's first and last few hundred KiB only (the whole session when it is
+     * small), so a large history can be listed quickly. {@code messageCount} is null unless the whole session was
+     * read; a title recorded only in the middle of a large file is missed ({@link #scan} finds it).
+     */
+    SessionSummary summarize(SessionFile file) throws IOException;
+
+    /** The exact summary: streams the whole session. */
+    default SessionSummary scan(SessionFile file) throws IOException {
+        return readFrom(file, 0, HistorySink.discard()).facts().toSummary(file, true);
+    }
+
+    /**
+     * Streams the session from {@code offset} (0 = the beginning; otherwise a {@link ReadResult#nextOffset()} of an
+     * earlier read) to the current end, delivering messages to {@code sink} in chronological order, and returns
+     * where to continue. For JSONL files the offset is a byte offset and only lines appended since are read.
+     */
+    ReadResult readFrom(SessionFile file, long offset, HistorySink sink) throws IOException;
+
+    /**
+     * A page of messages, counted from the newest as {@link MessagePage} documents. Streams the session keeping only
+     * {@code offset + limit} messages in memory.
+     */
+    default MessagePage messages(SessionFile file, int limit, int offset) throws IOException {
+        if (limit < 0 || offset < 0) {
+            throw new IllegalArgumentException("limit and offset must not be negative");
+        }
+        TailPager pager = new TailPager((long) limit + offset, false);
+        readFrom(file, 0, pager);
+        return pager.page(limit, offset);
+    }
+
+    /** Counters over every read this reader made. */
+    HistoryStats stats();
+}

@@ -1,0 +1,196 @@
+package org.agentworkspace.core.history;
+
+import java.io.IOException;
+import java.time.Instant;
+import java.time.OffsetDateTime;
+import java.time.format.DateTimeParseException;
+import java.util.Set;
+
+import com.fasterxml.jackson.core.JsonFactory;
+import com.fasterxml.jackson.core.JsonParseException;
+import com.fasterxml.jackson.core.JsonParser;
+import com.fasterxml.jackson.core.JsonToken;
+import com.fasterxml.jackson.core.StreamReadConstraints;
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.JsonNodeFactory;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+
+import org.agentworkspace.api.history.Usage;
+
+/** Jackson helpers shared by the readers: selective parsing of one line, and lenient field access. */
+final class Json {
+    static final ObjectMapper MAPPER;
+    static final JsonFactory FACTORY;
+
+    static {
+        JsonFactory f = JsonFactory.builder()
+                .streamReadConstraints(StreamReadConstraints.builder()
+                        .maxStringLength(HistoryReader.MAX_LINE_BYTES)
+                        .maxNestingDepth(2000)
+                        .build())
+                .build();
+        MAPPER = new ObjectMapper(f);
+        FACTORY = MAPPER.getFactory();
+    }
+
+    private Json() {
+    }
+
+    /**
+     * Parses one JSON object from {@code bytes[off, off+len)}, keeping only the top-level fields in {@code keep} (all
+     * when null): the others are skipped token by token without building nodes. Throws when the bytes are not exactly
+     * one JSON object.
+     */
+    static ObjectNode parseObject(byte[] bytes, int off, int len, Set<String> keep) throws IOException {
+        try (JsonParser p = FACTORY.createParser(bytes, off, len)) {
+            if (p.nextToken() != JsonToken.START_OBJECT) {
+                throw new JsonParseException(p, "not a JSON object");
+            }
+            ObjectNode out = readObject(p, keep);
+            if (p.nextToken() != null) {
+                throw new JsonParseException(p, "trailing content after the JSON object");
+            }
+            return out;
+        }
+    }
+
+    /** Reads the object whose START_OBJECT is the current token, keeping the fields in {@code keep}. */
+    static ObjectNode readObject(JsonParser p, Set<String> keep) throws IOException {
+        ObjectNode out = JsonNodeFactory.instance.objectNode();
+        JsonToken t;
+        while ((t = p.nextToken()) == JsonToken.FIELD_NAME) {
+            String name = p.currentName();
+            p.nextToken();
+            if (keep == null || keep.contains(name)) {
+                out.set(name, MAPPER.readTree(p));
+            } else {
+                p.skipChildren();
+            }
+        }
+        if (t != JsonToken.END_OBJECT) {
+            throw new JsonParseException(p, "unterminated JSON object");
+        }
+        return out;
+    }
+
+    /** The text of a string node, else null. */
+    static String str(JsonNode n) {
+        return n != null && n.isTextual() ? n.textValue() : null;
+    }
+
+    static String str(JsonNode n, String field) {
+        return n == null ? null : str(n.get(field));
+    }
+
+    static boolean bool(JsonNode n, String field) {
+        JsonNode v = n == null ? null : n.get(field);
+        return v != null && v.isBoolean() && v.booleanValue();
+    }
+
+    static long lng(JsonNode n, String field) {
+        JsonNode v = n == null ? null : n.get(field);
+        return v != null && v.isNumber() ? Math.max(0, v.asLong()) : 0;
+    }
+
+    /** Compact JSON text of a node (null stays null). */
+    static String json(JsonNode n) {
+        if (n == null || n.isMissingNode()) {
+            return null;
+        }
+        return n.toString();
+    }
+
+    /** {@code raw} if it is valid JSON, else {@code raw} as a JSON string literal. */
+    static String jsonOrQuoted(String raw) {
+        if (raw == null) {
+            return null;
+        }
+        try {
+            MAPPER.readTree(raw);
+            return raw;
+        } catch (IOException e) {
+            return quote(raw);
+        }
+    }
+
+    static String quote(String s) {
+        return JsonNodeFactory.instance.textNode(s).toString();
+    }
+
+    /** ISO-8601 text or epoch milliseconds to an Instant; null when absent or unparseable. */
+    static Instant instant(JsonNode n) {
+        if (n == null || n.isNull()) {
+            return null;
+        }
+        if (n.isNumber()) {
+            return epoch(n.asLong());
+        }
+        String s = n.asText();
+        if (s.isBlank()) {
+            return null;
+        }
+        try {
+            return Instant.parse(s);
+        } catch (DateTimeParseException e) {
+            try {
+                return OffsetDateTime.parse(s).toInstant();
+            } catch (DateTimeParseException e2) {
+                return null;
+            }
+        }
+    }
+
+    /** Epoch milliseconds (or seconds, for values too small to be milliseconds) to an Instant. */
+    static Instant epoch(long v) {
+        if (v <= 0) {
+            return null;
+        }
+        return v < 100_000_000_000L ? Instant.ofEpochSecond(v) : Instant.ofEpochMilli(v);
+    }
+
+    /** A Usage unless every count is 0 or the node is absent. */
+    static Usage usage(long input, long output, long cacheRead, long cacheWrite) {
+        if (input == 0 && output == 0 && cacheRead == 0 && cacheWrite == 0) {
+            return null;
+        }
+        return new Usage(Math.max(0, input), Math.max(0, output), Math.max(0, cacheRead), Math.max(0, cacheWrite));
+    }
+
+    /**
+     * The text of a content value: a string; or an array whose text items ({@code {type:"text"|"output_text"|
+     * "input_text", text}}, {@code {text}}) are joined with newlines, images shown as {@code [image]}.
+     */
+    static String contentText(JsonNode content) {
+        if (content == null || content.isNull()) {
+            return "";
+        }
+        if (content.isTextual()) {
+            return content.textValue();
+        }
+        if (content.isArray()) {
+            StringBuilder sb = new StringBuilder();
+            for (JsonNode item : content) {
+                String piece = null;
+                if (item.isTextual()) {
+                    piece = item.textValue();
+                } else if (item.has("text") && item.get("text").isTextual()) {
+                    piece = item.get("text").textValue();
+                } else if ("image".equals(str(item, "type")) || "input_image".equals(str(item, "type"))) {
+                    piece = "[image]";
+                }
+                if (piece != null) {
+                    if (!sb.isEmpty()) {
+                        sb.append('\n');
+                    }
+                    sb.append(piece);
+                }
+            }
+            return sb.toString();
+        }
+        if (content.isObject() && content.has("text")) {
+            return content.get("text").asText();
+        }
+        return content.toString();
+    }
+}

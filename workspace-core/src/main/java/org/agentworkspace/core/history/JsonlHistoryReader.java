@@ -1,0 +1,169 @@
+package org.agentworkspace.core.history;
+
+import java.io.IOException;
+import java.lang.System.Logger;
+import java.lang.System.Logger.Level;
+import java.nio.channels.FileChannel;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
+import java.nio.file.attribute.BasicFileAttributes;
+import java.time.Instant;
+import java.util.Set;
+
+import com.fasterxml.jackson.databind.node.ObjectNode;
+
+import org.agentworkspace.api.history.SessionSummary;
+
+/**
+ * Base of the readers whose sessions are JSONL files (one JSON object per line, appended by the CLI). Reads lines
+ * from a byte offset with {@link LineReader}, parses each with {@link Json#parseObject} (only the top-level fields
+ * the provider needs are materialised) and hands it to a per-read {@link LineHandler}.
+ *
+ * <p>Line policy: blank lines are ignored; a line that is not one JSON object (garbage, binary, cut) is skipped and
+ * counted as corrupt; a line longer than {@link HistoryReader#MAX_LINE_BYTES} is skipped and counted as oversized;
+ * a last line without '\n' that parses is consumed, one that does not is left unconsumed ({@code partialTail}) so
+ * the next incremental read picks it up once the CLI has finished writing it.
+ */
+abstract class JsonlHistoryReader implements HistoryReader {
+    /** Bytes read from each end of a large file by {@link #summarize}. */
+    static final int PEEK_BYTES = 256 * 1024;
+    /** Longest line a cheap summary parses; longer ones are skipped by it (a full read still parses them). */
+    static final int PEEK_MAX_LINE = 4 * 1024 * 1024;
+
+    private static final Logger LOG = System.getLogger(JsonlHistoryReader.class.getName());
+
+    final Counters counters = new Counters();
+
+    /** Per-read state machine turning parsed lines into messages and facts. */
+    interface LineHandler {
+        void line(ObjectNode line, long offset);
+    }
+
+    /** Top-level fields the handler reads (others are skipped unparsed); null for all. */
+    abstract Set<String> fields();
+
+    abstract LineHandler handler(ReadContext ctx);
+
+    /** Whether the format delivers an id again when the CLI updates a message (gemini). */
+    boolean redeliversIds() {
+        return false;
+    }
+
+    /** Facts known before reading (e.g. a project path kept next to the file); default nothing. */
+    void prime(ReadContext ctx) {
+    }
+
+    @Override
+    public HistoryStats stats() {
+        return counters.snapshot();
+    }
+
+    @Override
+    public ReadResult readFrom(SessionFile file, long offset, HistorySink sink) throws IOException {
+        ReadResult r = read(file, offset, Long.MAX_VALUE, false, false, sink);
+        counters.add(r);
+        return r;
+    }
+
+    @Override
+    public SessionSummary summarize(SessionFile file) throws IOException {
+        long size = Files.size(file.path());
+        if (size <= 2L * PEEK_BYTES) {
+            return scan(file);
+        }
+        ReadResult head = read(file, 0, PEEK_BYTES, false, true, PEEK_MAX_LINE, HistorySink.discard());
+        ReadResult tail = read(file, Math.max(head.nextOffset(), size - PEEK_BYTES), Long.MAX_VALUE, true, false,
+                PEEK_MAX_LINE, HistorySink.discard());
+        counters.add(head);
+        counters.add(tail);
+        SessionFacts t = tail.facts();
+        // a tail made of one long record shows no timestamp: the file's mtime is the best last activity then
+        Instant last = t.lastActivity() != null ? t.lastActivity() : file.modified();
+        SessionFacts merged = head.facts().merge(new SessionFacts(t.sessionId(), t.projectPath(), t.title(),
+                t.titleRank(), t.firstPrompt(), t.firstActivity(), last, 0, t.subagent(), null, false, false));
+        return merged.toSummary(file, false);
+    }
+
+    /**
+     * Reads lines starting at {@code start}. {@code align}: start is not known to be a line start, so the rest of
+     * the line it falls in is skipped unread. Stops after the line that crosses {@code stopAfter} bytes, or as soon
+     * as the facts are complete when {@code stopWhenHeadComplete}.
+     */
+    ReadResult read(SessionFile file, long start, long stopAfter, boolean align, boolean stopWhenHeadComplete,
+            HistorySink sink) throws IOException {
+        return read(file, start, stopAfter, align, stopWhenHeadComplete, MAX_LINE_BYTES, sink);
+    }
+
+    ReadResult read(SessionFile file, long start, long stopAfter, boolean align, boolean stopWhenHeadComplete,
+            int maxLine, HistorySink sink) throws IOException {
+        ReadContext ctx = new ReadContext(file, sink, redeliversIds());
+        prime(ctx);
+        LineHandler handler = handler(ctx);
+        Set<String> keep = fields();
+        long next = start;
+        long records = 0;
+        long corrupt = 0;
+        long oversized = 0;
+        boolean partial = false;
+        try (FileChannel ch = FileChannel.open(file.path(), StandardOpenOption.READ)) {
+            if (start > ch.size()) {
+                LOG.log(Level.DEBUG, "offset {0} beyond the end of {1}: nothing to read", start, file.path());
+                return new ReadResult(start, ctx.facts.build(), 0, 0, 0, false);
+            }
+            LineReader lines = new LineReader(ch, start, maxLine);
+            if (align && start > 0) {
+                next = lines.skipLine();
+                if (next < 0) {
+                    return new ReadResult(start, ctx.facts.build(), 0, 0, 0, false);
+                }
+            }
+            LineReader.Line line;
+            while ((line = lines.next()) != null) {
+                if (line.oversized()) {
+                    if (line.terminated()) {
+                        oversized++;
+                        next = line.end();
+                    } else {
+                        partial = true;
+                    }
+                } else if (!line.blank()) {
+                    ObjectNode node;
+                    try {
+                        node = Json.parseObject(line.bytes(), line.off(), line.len(), keep);
+                    } catch (IOException | RuntimeException e) {
+                        node = null;
+                    }
+                    if (node == null) {
+                        if (line.terminated()) {
+                            corrupt++;
+                            next = line.end();
+                            LOG.log(Level.DEBUG, "corrupt line at {0} in {1} skipped", line.offset(), file.path());
+                        } else {
+                            partial = true;
+                        }
+                    } else {
+                        records++;
+                        next = line.end();
+                        handler.line(node, line.offset());
+                    }
+                } else {
+                    next = line.end();
+                }
+                if (line.end() >= stopAfter || (stopWhenHeadComplete && ctx.facts.headComplete())) {
+                    break;
+                }
+            }
+        }
+        if (partial) {
+            LOG.log(Level.DEBUG, "unterminated last line of {0} left for a later read", file.path());
+        }
+        return new ReadResult(next, ctx.facts.build(), records, corrupt, oversized, partial);
+    }
+
+    /** Size and mtime of a session file, as a SessionFile. */
+    static SessionFile sessionFile(String provider, Path home, Path path, String sessionId) throws IOException {
+        BasicFileAttributes a = Files.readAttributes(path, BasicFileAttributes.class);
+        return new SessionFile(provider, home, path, sessionId, a.size(), a.lastModifiedTime().toInstant());
+    }
+}

@@ -1,0 +1,66 @@
+package org.agentworkspace.providers.claude;
+
+import java.util.List;
+import org.agentworkspace.api.provider.LaunchContext;
+import org.agentworkspace.api.provider.ProviderId;
+import org.agentworkspace.api.provider.RunSpec;
+import org.agentworkspace.api.provider.StreamParser;
+import org.agentworkspace.providers.common.ClaudeShapedParser;
+import org.agentworkspace.providers.common.ProviderBase;
+
+/**
+ * Claude Code. argv: {@code claude -p --output-format stream-json --verbose [--model=M] [--resume=ID]
+ * [--permission-mode=acceptEdits|bypassPermissions] -- PROMPT}. Key and endpoint: {@code ANTHROPIC_API_KEY},
+ * {@code ANTHROPIC_BASE_URL}. As root, {@code bypassPermissions} is refused unless {@code IS_SANDBOX=1}, which the
+ * plan sets only for that mode and only as root.
+ */
+public final class ClaudeProvider extends ProviderBase {
+
+    public ClaudeProvider() {
+        super(ProviderId.CLAUDE.wireId(), "Claude Code", List.of("claude"), true);
+    }
+
+    @Override
+    protected void build(RunSpec spec, LaunchContext ctx, Plan p) {
+        // --verbose: stream-json with --print requires it
+        p.args("-p", "--output-format", "stream-json", "--verbose");
+        if (spec.model() != null) {
+            p.option("--model", spec.model());
+        }
+        if (spec.resumeSessionId() != null) {
+            p.option("--resume", spec.resumeSessionId());
+        }
+        switch (spec.permissionMode()) {
+            case DEFAULT -> {
+            }
+            case ACCEPT_EDITS -> p.option("--permission-mode", "acceptEdits");
+            case BYPASS -> {
+                p.option("--permission-mode", "bypassPermissions");
+                if (ctx.runningAsRoot()) {
+                    // claude refuses bypassPermissions as root ("cannot be used with root/sudo privileges") otherwise
+                    p.env("IS_SANDBOX", "1");
+                }
+            }
+        }
+        p.args("--", spec.prompt());
+        if (spec.credentials().hasApiKey()) {
+            p.secretEnv("ANTHROPIC_API_KEY", spec.credentials().apiKey());
+        }
+        if (spec.credentials().hasBaseUrl()) {
+            p.env("ANTHROPIC_BASE_URL", spec.credentials().baseUrl());
+        }
+        // the switch that matters: without it claude looks up api.anthropic.com for non-essential traffic
+        p.env("CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC", "1");
+        p.env("DISABLE_TELEMETRY", "1");
+        p.env("DISABLE_ERROR_REPORTING", "1");
+        p.env("DISABLE_AUTOUPDATER", "1");
+        p.env("DISABLE_BUG_COMMAND", "1");
+        p.env("CLAUDE_CODE_ENABLE_TELEMETRY", "0");
+        p.env("CLAUDE_CODE_IDE_SKIP_AUTO_INSTALL", "1");
+    }
+
+    @Override
+    public StreamParser newParser() {
+        return new ClaudeShapedParser("claude", false);
+    }
+}

@@ -1,0 +1,2 @@
+/** OpenAI Codex CLI ({@code codex exec --json}). */
+package org.agentworkspace.providers.codex;

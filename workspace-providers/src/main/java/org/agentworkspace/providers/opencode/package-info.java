@@ -1,0 +1,2 @@
+/** opencode ({@code opencode run --format json}). */
+package org.agentworkspace.providers.opencode;
