@@ -80,9 +80,11 @@ class SecurityMatrixTest {
         badCredentials.put("HS512 header", b64("{\"alg\":\"HS512\",\"typ\":\"JWT\",\"kid\":\"aw-session-1\"}") + "."
                 + parts[1] + "." + parts[2]);
         String sig = parts[2];
-        char last = sig.charAt(sig.length() - 1);
+        // flip the FIRST character: the last one of a 32-byte signature carries padding bits, so changing it
+        // (A to B) can leave the decoded signature identical and the "forgery" valid
+        char first = sig.charAt(0);
         badCredentials.put("flipped signature", parts[0] + "." + parts[1] + "."
-                + sig.substring(0, sig.length() - 1) + (last == 'A' ? 'B' : 'A'));
+                + (first == 'A' ? 'B' : 'A') + sig.substring(1));
         badCredentials.put("malformed JWT", "abc.def.ghi");
         badCredentials.put("garbage", "not-a-token");
 
