@@ -14,6 +14,7 @@ module org.agentworkspace.core {
     exports org.agentworkspace.core.auth;
     exports org.agentworkspace.core.files;
     exports org.agentworkspace.core.history;
+    exports org.agentworkspace.core.runs;
 
     uses org.agentworkspace.api.vcs.VcsFactory;
 

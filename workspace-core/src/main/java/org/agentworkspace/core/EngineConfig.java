@@ -5,6 +5,8 @@ import java.time.Clock;
 import java.time.Duration;
 import java.util.Objects;
 
+import org.agentworkspace.core.runs.RunSettings;
+
 /**
  * Everything the engine needs to open. Built once from defaults, then file, environment and flags by the caller, and
  * validated here.
@@ -14,33 +16,39 @@ import java.util.Objects;
  *                       {@code jdbc:postgresql:} / {@code jdbc:sqlite:} URL
  * @param clock          time source (tests inject a fixed or offset clock)
  * @param auth           account, key and ticket settings
+ * @param runs           run engine limits and timeouts
  */
-public record EngineConfig(Path dataDir, String jdbcUrl, Clock clock, AuthSettings auth) {
+public record EngineConfig(Path dataDir, String jdbcUrl, Clock clock, AuthSettings auth, RunSettings runs) {
     public EngineConfig {
         Objects.requireNonNull(dataDir, "dataDir");
         Objects.requireNonNull(clock, "clock");
         Objects.requireNonNull(auth, "auth");
+        Objects.requireNonNull(runs, "runs");
         dataDir = dataDir.toAbsolutePath().normalize();
         if (jdbcUrl != null && !(jdbcUrl.startsWith("jdbc:sqlite:") || jdbcUrl.startsWith("jdbc:postgresql:"))) {
             throw new IllegalArgumentException("database URL must start with jdbc:sqlite: or jdbc:postgresql:");
         }
     }
 
-    /** Defaults for a data directory: embedded SQLite, system clock, default auth settings. */
+    /** Defaults for a data directory: embedded SQLite, system clock, default auth and run settings. */
     public static EngineConfig create(Path dataDir) {
-        return new EngineConfig(dataDir, null, Clock.systemUTC(), AuthSettings.defaults());
+        return new EngineConfig(dataDir, null, Clock.systemUTC(), AuthSettings.defaults(), RunSettings.defaults());
     }
 
     public EngineConfig withJdbcUrl(String url) {
-        return new EngineConfig(dataDir, url, clock, auth);
+        return new EngineConfig(dataDir, url, clock, auth, runs);
     }
 
     public EngineConfig withClock(Clock c) {
-        return new EngineConfig(dataDir, jdbcUrl, c, auth);
+        return new EngineConfig(dataDir, jdbcUrl, c, auth, runs);
     }
 
     public EngineConfig withAuth(AuthSettings a) {
-        return new EngineConfig(dataDir, jdbcUrl, clock, a);
+        return new EngineConfig(dataDir, jdbcUrl, clock, a, runs);
+    }
+
+    public EngineConfig withRuns(RunSettings r) {
+        return new EngineConfig(dataDir, jdbcUrl, clock, auth, r);
     }
 
     /**

@@ -4,6 +4,7 @@ import java.io.IOException;
 import java.io.UncheckedIOException;
 
 import org.agentworkspace.core.auth.Authentication;
+import org.agentworkspace.core.runs.RunEngine;
 import org.agentworkspace.core.store.SecureFiles;
 import org.agentworkspace.core.store.Store;
 
@@ -18,6 +19,7 @@ public final class WorkspaceEngine implements AutoCloseable {
     private final EngineConfig config;
     private final Store store;
     private final Authentication auth;
+    private final RunEngine runs;
     private final byte[] signingSecret;
 
     private WorkspaceEngine(EngineConfig config, Store store, byte[] signingSecret) {
@@ -25,6 +27,7 @@ public final class WorkspaceEngine implements AutoCloseable {
         this.store = store;
         this.signingSecret = signingSecret;
         this.auth = Authentication.create(store, config.clock(), config.auth());
+        this.runs = RunEngine.open(store, config.runs(), config.clock());
     }
 
     /** Opens the engine on its data directory and store. */
@@ -49,6 +52,11 @@ public final class WorkspaceEngine implements AutoCloseable {
         return auth;
     }
 
+    /** Provider CLI runs: limits, queue, process trees, event logs (opened with the engine, closed with it). */
+    public RunEngine runs() {
+        return runs;
+    }
+
     /** The 256-bit secret that signs session tokens (generated on first start, kept in {@code jwt-secret}). */
     public byte[] signingSecret() {
         return signingSecret.clone();
@@ -61,6 +69,7 @@ public final class WorkspaceEngine implements AutoCloseable {
 
     @Override
     public void close() {
+        runs.close();
         store.close();
     }
 }

@@ -8,9 +8,15 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.sql.SQLException;
 import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeMap;
 import java.util.concurrent.locks.ReentrantLock;
 import java.util.function.Function;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 
 import javax.sql.DataSource;
 
@@ -34,8 +40,13 @@ import org.sqlite.SQLiteDataSource;
  */
 public final class Store implements AutoCloseable {
     private static final System.Logger LOG = System.getLogger(Store.class.getName());
-    /** Migrations in order; the number in each name is its version. Never edit a released one: add a new file. */
-    private static final List<String> MIGRATIONS = List.of("V001__accounts.sql");
+    /**
+     * The migrations this build knows. The number in each name ({@code V003__runs.sql} → 3) is its version; the list
+     * order does not matter and numbers may have gaps (families land on separate branches). Never edit a released
+     * one: add a new file.
+     */
+    private static final List<String> MIGRATIONS = List.of("V001__accounts.sql", "V003__runs.sql");
+    private static final Pattern MIGRATION_NAME = Pattern.compile("V(\\d{3,})__[a-z0-9_]+\\.sql");
     private static final long PG_MIGRATION_LOCK = 0x4157_5350L;
 
     private final Dialect dialect;
@@ -53,10 +64,15 @@ public final class Store implements AutoCloseable {
      * @param jdbcUrl a {@code jdbc:sqlite:} or {@code jdbc:postgresql:} URL
      */
     public static Store open(String jdbcUrl) {
+        return open(jdbcUrl, MIGRATIONS);
+    }
+
+    /** Opens the store with a given migration list (tests of the migration rules). */
+    static Store open(String jdbcUrl, List<String> migrations) {
         Dialect dialect = Dialect.of(jdbcUrl);
         Store store = new Store(dialect, dataSource(dialect, jdbcUrl));
         try {
-            store.migrate();
+            store.migrate(migrations);
         } catch (RuntimeException e) {
             throw new WorkspaceException.Unavailable(ErrorCodes.STORE_UNAVAILABLE,
                     "the store could not be opened or migrated", e);
@@ -120,7 +136,12 @@ public final class Store implements AutoCloseable {
         return jdbi.inTransaction(work::apply);
     }
 
-    /** The schema version now applied. */
+    /** The highest migration version this build knows; {@link #schemaVersion()} equals it once open. */
+    public static int latestSchemaVersion() {
+        return MIGRATIONS.stream().mapToInt(Store::version).max().orElse(0);
+    }
+
+    /** The schema version now applied (the highest applied migration). */
     public int schemaVersion() {
         return read(h -> h.createQuery("SELECT COALESCE(MAX(version), 0) FROM schema_version")
                 .mapTo(Integer.class).one());
@@ -142,30 +163,55 @@ public final class Store implements AutoCloseable {
         return false;
     }
 
-    private void migrate() {
+    /**
+     * Applies, in ascending version order, every known migration not yet recorded in {@code schema_version}, each
+     * recorded with its own version. A version recorded in the database but unknown to this build means the schema
+     * is newer than the build, and stops the open.
+     */
+    private void migrate(List<String> migrations) {
+        TreeMap<Integer, String> known = new TreeMap<>();
+        for (String name : migrations) {
+            if (known.put(version(name), name) != null) {
+                throw new IllegalStateException("two migrations share version " + version(name));
+            }
+        }
         write(h -> {
             if (dialect == Dialect.POSTGRESQL) {
                 h.execute("SELECT pg_advisory_xact_lock(" + PG_MIGRATION_LOCK + ")");
             }
             h.execute("CREATE TABLE IF NOT EXISTS schema_version (version INTEGER PRIMARY KEY, "
                     + "name TEXT NOT NULL, applied_at BIGINT NOT NULL)");
-            int current = h.createQuery("SELECT COALESCE(MAX(version), 0) FROM schema_version")
-                    .mapTo(Integer.class).one();
-            if (current > MIGRATIONS.size()) {
-                throw new IllegalStateException("the database schema (version " + current
-                        + ") is newer than this build knows (" + MIGRATIONS.size() + ")");
+            Set<Integer> applied = new HashSet<>(h.createQuery("SELECT version FROM schema_version")
+                    .mapTo(Integer.class).list());
+            for (int v : applied) {
+                if (!known.containsKey(v)) {
+                    throw new IllegalStateException("the database schema has migration " + v
+                            + ", which this build does not know (it knows up to " + known.lastKey() + ")");
+                }
             }
-            for (int v = current + 1; v <= MIGRATIONS.size(); v++) {
-                String name = MIGRATIONS.get(v - 1);
-                for (String statement : statements(dialect.expand(resource(name)))) {
+            for (Map.Entry<Integer, String> m : known.entrySet()) {
+                if (applied.contains(m.getKey())) {
+                    continue;
+                }
+                for (String statement : statements(dialect.expand(resource(m.getValue())))) {
                     h.execute(statement);
                 }
                 h.createUpdate("INSERT INTO schema_version (version, name, applied_at) VALUES (:v, :n, :t)")
-                        .bind("v", v).bind("n", name).bind("t", System.currentTimeMillis()).execute();
-                LOG.log(System.Logger.Level.INFO, "applied migration {0}", name);
+                        .bind("v", m.getKey()).bind("n", m.getValue()).bind("t", System.currentTimeMillis())
+                        .execute();
+                LOG.log(System.Logger.Level.INFO, "applied migration {0}", m.getValue());
             }
             return null;
         });
+    }
+
+    /** The version number in a migration file name. */
+    static int version(String name) {
+        Matcher m = MIGRATION_NAME.matcher(name);
+        if (!m.matches()) {
+            throw new IllegalArgumentException("migration names look like V003__name.sql: " + name);
+        }
+        return Integer.parseInt(m.group(1));
     }
 
     /** Splits a migration into statements at semicolons that end a line; comments are dropped. */

@@ -1,0 +1,231 @@
+package org.agentworkspace.core.runs;
+
+import java.time.Clock;
+import java.time.temporal.ChronoUnit;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicReference;
+import java.util.concurrent.locks.Condition;
+import java.util.concurrent.locks.ReentrantLock;
+import java.util.function.Consumer;
+
+/**
+ * The in-memory side of a run this engine owns, from {@code start} until its terminal status is committed.
+ *
+ * <p>Append side: one lock assigns the next sequence number and hands the entry to the log writer while held, so
+ * the writer's queue holds each run's entries in sequence order and no number is skipped. After the terminal status
+ * the run is sealed: later appends (a reader thread that outlived its process) are dropped.
+ *
+ * <p>Committed side: the writer publishes entries here after their transaction commits; readers take recent ones
+ * from a ring buffer instead of the store and wait on a condition for more.
+ */
+final class ActiveRun {
+    /** A request to end the run early, with the status and reason it ends with. */
+    record Stop(RunStatus status, String reason) {
+    }
+
+    private static final int RING = 4096;
+    private static final long RING_MAX_WEIGHT = 8L << 20;
+
+    final String id;
+    final RunRequest request;
+    private final Consumer<ActiveRun> onEnded;
+
+    private final ReentrantLock appendLock = new ReentrantLock();
+    private long nextSeq;
+    private boolean sealed;
+
+    private final ReentrantLock tailLock = new ReentrantLock();
+    private final Condition committedMore = tailLock.newCondition();
+    private final RunEntry[] ring = new RunEntry[RING];
+    private long firstSeq = 1;
+    private long committedSeq;
+    private long ringWeight;
+    private boolean ended;
+    private final CountDownLatch done = new CountDownLatch(1);
+
+    private final AtomicReference<Stop> stop = new AtomicReference<>();
+    private final ReentrantLock wakeLock = new ReentrantLock();
+    private final Condition wake = wakeLock.newCondition();
+    private boolean woken;
+
+    /**
+     * @param nextSeq the number of the next entry (the first ones were written with the run)
+     * @param onEnded called once the terminal status is committed, before {@link #awaitDone} returns
+     */
+    ActiveRun(String id, RunRequest request, long nextSeq, Consumer<ActiveRun> onEnded) {
+        this.id = id;
+        this.request = request;
+        this.nextSeq = nextSeq;
+        this.onEnded = onEnded;
+    }
+
+    String provider() {
+        return request.provider();
+    }
+
+    /**
+     * Appends one entry (numbered here) and, for a status entry, the run row change that goes with it.
+     *
+     * @return the entry's seq, or -1 when the run is already sealed
+     */
+    long append(EventLog log, Clock clock, EntryKind kind, String payload, EventLog.RowChange change) {
+        appendLock.lock();
+        try {
+            if (sealed) {
+                return -1;
+            }
+            long seq = nextSeq++;
+            if (change != null && change.status().terminal()) {
+                sealed = true;
+            }
+            // millisecond precision: what the store keeps, so an entry read live equals the same entry read back
+            RunEntry entry = new RunEntry(id, seq, kind, payload, clock.instant().truncatedTo(ChronoUnit.MILLIS));
+            log.enqueue(new EventLog.Pending(this, entry, change));
+            return seq;
+        } finally {
+            appendLock.unlock();
+        }
+    }
+
+    boolean sealed() {
+        appendLock.lock();
+        try {
+            return sealed;
+        } finally {
+            appendLock.unlock();
+        }
+    }
+
+    /** Called by the log writer after a commit, with this run's entries of the batch in seq order. */
+    void committed(List<RunEntry> entries, Json json) {
+        boolean nowEnded = false;
+        tailLock.lock();
+        try {
+            for (RunEntry e : entries) {
+                RunEntry old = ring[(int) (e.seq() % RING)];
+                if (old != null && old.seq() >= firstSeq) {
+                    ringWeight -= old.weight();
+                    firstSeq = old.seq() + 1;
+                }
+                ring[(int) (e.seq() % RING)] = e;
+                ringWeight += e.weight();
+                committedSeq = e.seq();
+                while (ringWeight > RING_MAX_WEIGHT && firstSeq < committedSeq) {
+                    RunEntry drop = ring[(int) (firstSeq % RING)];
+                    ring[(int) (firstSeq % RING)] = null;
+                    ringWeight -= drop.weight();
+                    firstSeq++;
+                }
+                if (e.kind() == EntryKind.STATUS && json.statusOf(e.payload()).map(RunStatus::terminal).orElse(false)) {
+                    ended = true;
+                    nowEnded = true;
+                }
+            }
+            committedMore.signalAll();
+        } finally {
+            tailLock.unlock();
+        }
+        if (nowEnded) {
+            onEnded.accept(this);
+            done.countDown();
+        }
+    }
+
+    /**
+     * Committed entries after {@code afterSeq} from the ring buffer, at most {@code max}: an empty list when there is
+     * nothing newer, {@code null} when the buffer no longer holds {@code afterSeq + 1} (read the store instead).
+     */
+    List<RunEntry> committedAfter(long afterSeq, int max) {
+        tailLock.lock();
+        try {
+            if (committedSeq <= afterSeq) {
+                return List.of();
+            }
+            if (afterSeq + 1 < firstSeq) {
+                return null;
+            }
+            List<RunEntry> out = new ArrayList<>((int) Math.min(max, committedSeq - afterSeq));
+            for (long s = afterSeq + 1; s <= committedSeq && out.size() < max; s++) {
+                out.add(ring[(int) (s % RING)]);
+            }
+            return out;
+        } finally {
+            tailLock.unlock();
+        }
+    }
+
+    /** Waits until an entry after {@code afterSeq} is committed, the run ended, or the time is up. */
+    void awaitCommitted(long afterSeq, long nanos) throws InterruptedException {
+        tailLock.lock();
+        try {
+            while (committedSeq <= afterSeq && !ended && nanos > 0) {
+                nanos = committedMore.awaitNanos(nanos);
+            }
+        } finally {
+            tailLock.unlock();
+        }
+    }
+
+    /** True once the terminal status entry is committed. */
+    boolean ended() {
+        tailLock.lock();
+        try {
+            return ended;
+        } finally {
+            tailLock.unlock();
+        }
+    }
+
+    long committedSeq() {
+        tailLock.lock();
+        try {
+            return committedSeq;
+        } finally {
+            tailLock.unlock();
+        }
+    }
+
+    boolean awaitDone(long nanos) throws InterruptedException {
+        return done.await(nanos, TimeUnit.NANOSECONDS);
+    }
+
+    /** Asks the run to end early; the first request wins. True when this request was the first. */
+    boolean requestStop(Stop s) {
+        boolean first = stop.compareAndSet(null, s);
+        wake();
+        return first;
+    }
+
+    Stop stopRequested() {
+        return stop.get();
+    }
+
+    /** Wakes the run's supervisor (process exit, stop request). */
+    void wake() {
+        wakeLock.lock();
+        try {
+            woken = true;
+            wake.signalAll();
+        } finally {
+            wakeLock.unlock();
+        }
+    }
+
+    /** The supervisor's wait: until woken or the time is up. */
+    void awaitWake(long nanos) {
+        wakeLock.lock();
+        try {
+            while (!woken && nanos > 0) {
+                nanos = wake.awaitNanos(nanos);
+            }
+            woken = false;
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        } finally {
+            wakeLock.unlock();
+        }
+    }
+}

@@ -1,0 +1,424 @@
+package org.agentworkspace.core.runs;
+
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.locks.Condition;
+import java.util.concurrent.locks.ReentrantLock;
+
+import org.agentworkspace.core.store.Dialect;
+import org.agentworkspace.core.store.Store;
+import org.jdbi.v3.core.Handle;
+import org.jdbi.v3.core.statement.Query;
+
+/**
+ * The run tables: synchronous run creation and reads, and one writer thread that appends log entries in batches.
+ *
+ * <p>The writer takes whatever is queued (at most {@code writeBatch} entries, waiting up to {@code writeLinger} for
+ * more) and writes it in one transaction, together with the run row changes of the status entries in it; then it
+ * publishes the batch to the runs' readers. While a transaction runs, new entries collect, so batches grow with the
+ * load and SQLite's single writer is not asked for one transaction per line. The queue is bounded by weight: when
+ * the store falls behind, the readers of child output block, and the children with them (a pipe's back-pressure).
+ */
+final class EventLog implements AutoCloseable {
+    private static final System.Logger LOG = System.getLogger(EventLog.class.getName());
+    private static final long MAX_PENDING_WEIGHT = 32L << 20;
+    private static final Duration GIVE_UP_WHEN_CLOSING = Duration.ofSeconds(10);
+
+    /** The run row columns a status entry changes; {@code null} fields keep their value. */
+    record RowChange(RunStatus status, Instant startedAt, Instant finishedAt, Integer exitCode, String reason) {
+    }
+
+    /** One entry waiting to be written. */
+    record Pending(ActiveRun run, RunEntry entry, RowChange change) {
+    }
+
+    private final Store store;
+    private final Json json;
+    private final int batchMax;
+    private final long lingerNanos;
+
+    private final ReentrantLock lock = new ReentrantLock();
+    private final Condition notEmpty = lock.newCondition();
+    private final Condition notFull = lock.newCondition();
+    private final ArrayDeque<Pending> queue = new ArrayDeque<>();
+    private long pendingWeight;
+    private boolean closing;
+    private boolean stopped;
+    private final AtomicLong written = new AtomicLong();
+    private final AtomicLong transactions = new AtomicLong();
+    private final AtomicLong busyNanos = new AtomicLong();
+    private Thread writer;
+
+    EventLog(Store store, Json json, int batchMax, Duration linger) {
+        this.store = store;
+        this.json = json;
+        this.batchMax = batchMax;
+        this.lingerNanos = linger.toNanos();
+    }
+
+    void start() {
+        writer = Thread.ofPlatform().daemon().name("aw-run-log-writer").start(this::writeLoop);
+    }
+
+    /** Queues one entry; blocks (uninterruptibly, so no number is lost) while the queue is over its weight. */
+    void enqueue(Pending p) {
+        lock.lock();
+        try {
+            if (stopped) {
+                throw new IllegalStateException("the run log is closed");
+            }
+            while (pendingWeight > MAX_PENDING_WEIGHT && !queue.isEmpty()) {
+                notFull.awaitUninterruptibly();
+            }
+            queue.add(p);
+            pendingWeight += p.entry().weight();
+            notEmpty.signal();
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    private void writeLoop() {
+        List<Pending> batch = new ArrayList<>(batchMax);
+        while (true) {
+            lock.lock();
+            try {
+                while (queue.isEmpty() && !closing) {
+                    notEmpty.awaitUninterruptibly();
+                }
+                if (queue.isEmpty()) {
+                    stopped = true;
+                    return;
+                }
+                if (lingerNanos > 0 && !closing) {
+                    long left = lingerNanos;
+                    while (queue.size() < batchMax && left > 0 && !closing) {
+                        left = notEmpty.awaitNanos(left);
+                    }
+                }
+                while (batch.size() < batchMax && !queue.isEmpty()) {
+                    Pending p = queue.poll();
+                    pendingWeight -= p.entry().weight();
+                    batch.add(p);
+                }
+                notFull.signalAll();
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                return;
+            } finally {
+                lock.unlock();
+            }
+            long start = System.nanoTime();
+            boolean ok = writeWithRetry(batch);
+            busyNanos.addAndGet(System.nanoTime() - start);
+            if (ok) {
+                transactions.incrementAndGet();
+                written.addAndGet(batch.size());
+                publish(batch);
+            }
+            batch.clear();
+        }
+    }
+
+    private boolean writeWithRetry(List<Pending> batch) {
+        long backoffMillis = 50;
+        long closingSince = 0;
+        while (true) {
+            try {
+                store.write(h -> {
+                    insert(h, batch);
+                    return null;
+                });
+                return true;
+            } catch (RuntimeException e) {
+                if (Store.isUniqueViolation(e)) {
+                    // Permanent: another engine wrote into this run (one engine per store is the rule). Write what
+                    // can be written, entry by entry, so one broken run does not stop every other run's log.
+                    writeOneByOne(batch);
+                    return true;
+                }
+                LOG.log(System.Logger.Level.WARNING, "writing " + batch.size() + " run log entries failed; retrying", e);
+                if (closing) {
+                    closingSince = closingSince == 0 ? System.nanoTime() : closingSince;
+                    if (System.nanoTime() - closingSince > GIVE_UP_WHEN_CLOSING.toNanos()) {
+                        LOG.log(System.Logger.Level.ERROR, "giving up on " + batch.size()
+                                + " run log entries: the store stayed unavailable while the engine closed");
+                        return false;
+                    }
+                }
+                try {
+                    Thread.sleep(backoffMillis);
+                } catch (InterruptedException ie) {
+                    Thread.currentThread().interrupt();
+                    return false;
+                }
+                backoffMillis = Math.min(backoffMillis * 2, 5_000);
+            }
+        }
+    }
+
+    private void writeOneByOne(List<Pending> batch) {
+        for (Pending p : batch) {
+            try {
+                store.write(h -> {
+                    insert(h, List.of(p));
+                    return null;
+                });
+            } catch (RuntimeException e) {
+                LOG.log(System.Logger.Level.ERROR, "run " + p.entry().runId() + ": entry " + p.entry().seq()
+                        + " could not be stored (another engine owns this run?)", e);
+            }
+        }
+    }
+
+    /**
+     * Plain JDBC, many rows per statement: Jdbi's named binding costs more than the insert itself at these rates.
+     * PostgreSQL gets the whole batch as five arrays in one constant statement (a JDBC batch would run row by row,
+     * and a long VALUES list is parsed and planned anew on every fresh connection); SQLite, in-process, gets
+     * multi-row VALUES statements.
+     */
+    private void insert(Handle h, List<Pending> batch) {
+        try {
+            if (store.dialect() == Dialect.POSTGRESQL) {
+                insertArrays(h.getConnection(), batch);
+            } else {
+                insertValues(h.getConnection(), batch);
+            }
+        } catch (SQLException e) {
+            throw new IllegalStateException("the run log batch insert failed", e);
+        }
+        for (Pending p : batch) {
+            if (p.change() != null) {
+                updateRow(h, p.entry().runId(), p.change());
+            }
+        }
+    }
+
+    private static final int ROWS_PER_INSERT = 100;
+
+    private static void insertArrays(Connection c, List<Pending> batch) throws SQLException {
+        int n = batch.size();
+        String[] runs = new String[n];
+        Long[] seqs = new Long[n];
+        String[] kinds = new String[n];
+        String[] payloads = new String[n];
+        Long[] ats = new Long[n];
+        for (int i = 0; i < n; i++) {
+            RunEntry e = batch.get(i).entry();
+            runs[i] = e.runId();
+            seqs[i] = e.seq();
+            kinds[i] = e.kind().wireName();
+            payloads[i] = e.payload();
+            ats[i] = e.at().toEpochMilli();
+        }
+        try (PreparedStatement ps = c.prepareStatement("INSERT INTO run_events (run_id, seq, kind, payload, created_at) "
+                + "SELECT * FROM unnest(?::text[], ?::bigint[], ?::text[], ?::text[], ?::bigint[])")) {
+            ps.setArray(1, c.createArrayOf("text", runs));
+            ps.setArray(2, c.createArrayOf("bigint", seqs));
+            ps.setArray(3, c.createArrayOf("text", kinds));
+            ps.setArray(4, c.createArrayOf("text", payloads));
+            ps.setArray(5, c.createArrayOf("bigint", ats));
+            ps.executeUpdate();
+        }
+    }
+
+    private static void insertValues(Connection c, List<Pending> batch) throws SQLException {
+        int chunk = Math.min(ROWS_PER_INSERT, batch.size());
+        try (PreparedStatement full = c.prepareStatement(insertSql(chunk))) {
+            int i = 0;
+            for (; i + chunk <= batch.size(); i += chunk) {
+                bindRows(full, batch, i, chunk);
+                full.executeUpdate();
+            }
+            if (i < batch.size()) {
+                try (PreparedStatement rest = c.prepareStatement(insertSql(batch.size() - i))) {
+                    bindRows(rest, batch, i, batch.size() - i);
+                    rest.executeUpdate();
+                }
+            }
+        }
+    }
+
+    private static String insertSql(int rows) {
+        StringBuilder b = new StringBuilder("INSERT INTO run_events (run_id, seq, kind, payload, created_at) VALUES ");
+        for (int r = 0; r < rows; r++) {
+            b.append(r == 0 ? "(?, ?, ?, ?, ?)" : ", (?, ?, ?, ?, ?)");
+        }
+        return b.toString();
+    }
+
+    private static void bindRows(PreparedStatement ps, List<Pending> batch, int from, int rows) throws SQLException {
+        int k = 1;
+        for (int r = from; r < from + rows; r++) {
+            RunEntry e = batch.get(r).entry();
+            ps.setString(k++, e.runId());
+            ps.setLong(k++, e.seq());
+            ps.setString(k++, e.kind().wireName());
+            ps.setString(k++, e.payload());
+            ps.setLong(k++, e.at().toEpochMilli());
+        }
+    }
+
+    private static void updateRow(Handle h, String runId, RowChange c) {
+        h.createUpdate("UPDATE runs SET status = :status, started_at = COALESCE(:started, started_at), "
+                        + "finished_at = COALESCE(:finished, finished_at), exit_code = COALESCE(:exit, exit_code), "
+                        + "reason = COALESCE(:reason, reason) WHERE id = :id")
+                .bind("status", c.status().wireName())
+                .bind("started", c.startedAt() == null ? null : (Long) c.startedAt().toEpochMilli())
+                .bind("finished", c.finishedAt() == null ? null : (Long) c.finishedAt().toEpochMilli())
+                .bind("exit", c.exitCode())
+                .bind("reason", c.reason())
+                .bind("id", runId)
+                .execute();
+    }
+
+    private void publish(List<Pending> batch) {
+        Map<ActiveRun, List<RunEntry>> byRun = new LinkedHashMap<>();
+        for (Pending p : batch) {
+            byRun.computeIfAbsent(p.run(), r -> new ArrayList<>()).add(p.entry());
+        }
+        for (Map.Entry<ActiveRun, List<RunEntry>> e : byRun.entrySet()) {
+            e.getKey().committed(e.getValue(), json);
+        }
+    }
+
+    long written() {
+        return written.get();
+    }
+
+    long transactions() {
+        return transactions.get();
+    }
+
+    long busyNanos() {
+        return busyNanos.get();
+    }
+
+    int pending() {
+        lock.lock();
+        try {
+            return queue.size();
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /** Writes the run row and its first entry ({@code queued}) in one transaction, outside the batch writer. */
+    void insertRun(RunInfo info, RunEntry first) {
+        store.write(h -> {
+            h.createUpdate("INSERT INTO runs (id, provider, status, created_at, metadata) "
+                            + "VALUES (:id, :provider, :status, :created, :metadata)")
+                    .bind("id", info.id()).bind("provider", info.provider()).bind("status", info.status().wireName())
+                    .bind("created", info.createdAt().toEpochMilli()).bind("metadata", info.metadata())
+                    .execute();
+            h.createUpdate("INSERT INTO run_events (run_id, seq, kind, payload, created_at) "
+                            + "VALUES (:run, :seq, :kind, :payload, :at)")
+                    .bind("run", first.runId()).bind("seq", first.seq()).bind("kind", first.kind().wireName())
+                    .bind("payload", first.payload()).bind("at", first.at().toEpochMilli())
+                    .execute();
+            return null;
+        });
+    }
+
+    /** Appends a terminal status to a run no engine owns any more (restart recovery), in one transaction. */
+    void endOrphan(String runId, RunStatus status, String payload, String reason, Instant at) {
+        store.write(h -> {
+            long seq = h.createQuery("SELECT COALESCE(MAX(seq), 0) FROM run_events WHERE run_id = :id")
+                    .bind("id", runId).mapTo(Long.class).one() + 1;
+            h.createUpdate("INSERT INTO run_events (run_id, seq, kind, payload, created_at) "
+                            + "VALUES (:run, :seq, :kind, :payload, :at)")
+                    .bind("run", runId).bind("seq", seq).bind("kind", EntryKind.STATUS.wireName())
+                    .bind("payload", payload).bind("at", at.toEpochMilli())
+                    .execute();
+            updateRow(h, runId, new RowChange(status, null, at, null, reason));
+            return null;
+        });
+    }
+
+    /** Ids of runs the store still has queued or running. */
+    List<String> unfinished() {
+        return store.read(h -> h.createQuery("SELECT id FROM runs WHERE status IN ('queued', 'running') ORDER BY id")
+                .mapTo(String.class).list());
+    }
+
+    List<RunEntry> read(String runId, long afterSeq, int limit) {
+        return store.read(h -> h.createQuery("SELECT seq, kind, payload, created_at FROM run_events "
+                        + "WHERE run_id = :id AND seq > :after ORDER BY seq LIMIT :n")
+                .bind("id", runId).bind("after", afterSeq).bind("n", limit)
+                .map((rs, ctx) -> new RunEntry(runId, rs.getLong(1), EntryKind.ofWireName(rs.getString(2)),
+                        rs.getString(3), Instant.ofEpochMilli(rs.getLong(4))))
+                .list());
+    }
+
+    Optional<RunInfo> find(String runId) {
+        return store.read(h -> h.createQuery("SELECT " + RUN_COLUMNS + " FROM runs WHERE id = :id")
+                .bind("id", runId).map((rs, ctx) -> runInfo(rs)).findOne());
+    }
+
+    List<RunInfo> list(RunQuery q) {
+        StringBuilder sql = new StringBuilder("SELECT " + RUN_COLUMNS + " FROM runs WHERE 1 = 1");
+        if (q.provider() != null) {
+            sql.append(" AND provider = :provider");
+        }
+        if (!q.statuses().isEmpty()) {
+            sql.append(" AND status IN (<statuses>)");
+        }
+        sql.append(" ORDER BY created_at DESC, id DESC LIMIT :n");
+        return store.read(h -> {
+            Query query = h.createQuery(sql.toString()).bind("n", q.limit());
+            if (q.provider() != null) {
+                query.bind("provider", q.provider());
+            }
+            if (!q.statuses().isEmpty()) {
+                query.bindList("statuses", q.statuses().stream().map(RunStatus::wireName).sorted().toList());
+            }
+            return query.map((rs, ctx) -> runInfo(rs)).list();
+        });
+    }
+
+    private static final String RUN_COLUMNS =
+            "id, provider, status, created_at, started_at, finished_at, exit_code, reason, metadata";
+
+    private static RunInfo runInfo(ResultSet rs) throws SQLException {
+        long started = rs.getLong(5);
+        boolean noStart = rs.wasNull();
+        long finished = rs.getLong(6);
+        boolean noFinish = rs.wasNull();
+        int exit = rs.getInt(7);
+        boolean noExit = rs.wasNull();
+        return new RunInfo(rs.getString(1), rs.getString(2), RunStatus.ofWireName(rs.getString(3)),
+                Instant.ofEpochMilli(rs.getLong(4)), noStart ? null : Instant.ofEpochMilli(started),
+                noFinish ? null : Instant.ofEpochMilli(finished), noExit ? null : exit, rs.getString(8),
+                rs.getString(9));
+    }
+
+    /** Writes what is queued, then stops the writer. */
+    @Override
+    public void close() {
+        lock.lock();
+        try {
+            closing = true;
+            notEmpty.signalAll();
+        } finally {
+            lock.unlock();
+        }
+        if (writer != null) {
+            try {
+                writer.join();
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        }
+    }
+}

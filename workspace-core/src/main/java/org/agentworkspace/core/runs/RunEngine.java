@@ -1,0 +1,371 @@
+package org.agentworkspace.core.runs;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.security.SecureRandom;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.time.temporal.ChronoUnit;
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.Iterator;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.locks.ReentrantLock;
+
+import org.agentworkspace.api.ErrorCodes;
+import org.agentworkspace.api.WorkspaceException;
+import org.agentworkspace.core.store.Store;
+
+/**
+ * Runs provider CLIs and keeps their event logs. The one component of the engine that spawns agent processes.
+ *
+ * <ul>
+ *   <li>{@link #start} stores the run ({@code queued}) and returns at once; it starts when the global and the
+ *       provider's limit allow, first come first served per provider.</li>
+ *   <li>Every run's log is append-only in the store: entries numbered 1, 2, 3 … without gaps. {@link #follow}
+ *       reads what is stored after a sequence number, then waits for more, and ends after the terminal status;
+ *       a reader that reconnects with the last number it saw gets every later entry exactly once, in order.</li>
+ *   <li>{@link #cancel}, the inactivity and total timeouts, and {@link #close} kill the run's whole process tree and
+ *       verify that nothing is left.</li>
+ *   <li>{@link #open} marks runs a previous process left {@code queued} or {@code running} as {@code failed}
+ *       ("server restarted") and kills processes still carrying their ids.</li>
+ * </ul>
+ *
+ * One engine per store: recovery assumes that no other live engine owns runs in it. See docs/runs.md.
+ */
+public final class RunEngine implements AutoCloseable {
+    private static final System.Logger LOG = System.getLogger(RunEngine.class.getName());
+    private static final String ID_ALPHABET = "0123456789abcdefghijklmnopqrstuvwxyz";
+    private static final Duration CLOSE_WAIT = Duration.ofSeconds(30);
+    static final String RESTARTED = "server restarted";
+    static final String STOPPED = "engine stopped";
+
+    private final Store store;
+    private final RunSettings settings;
+    private final Clock clock;
+    private final Json json = new Json();
+    private final EventLog log;
+    private final ProcessTree tree = new ProcessTree();
+    private final Optional<Path> setsid;
+    private final SecureRandom random = new SecureRandom();
+
+    private final ConcurrentHashMap<String, ActiveRun> active = new ConcurrentHashMap<>();
+    private final ReentrantLock schedule = new ReentrantLock();
+    private final ArrayDeque<ActiveRun> queue = new ArrayDeque<>();
+    private final Map<String, Integer> runningByProvider = new HashMap<>();
+    private int running;
+    private boolean closed;
+
+    private RunEngine(Store store, RunSettings settings, Clock clock) {
+        this.store = store;
+        this.settings = settings;
+        this.clock = clock;
+        this.log = new EventLog(store, json, settings.writeBatch(), settings.writeLinger());
+        this.setsid = findSetsid();
+    }
+
+    /**
+     * Opens the engine on a store: recovers runs a previous process left unfinished, then accepts runs.
+     */
+    public static RunEngine open(Store store, RunSettings settings, Clock clock) {
+        RunEngine engine = new RunEngine(Objects.requireNonNull(store, "store"),
+                Objects.requireNonNull(settings, "settings"), Objects.requireNonNull(clock, "clock"));
+        engine.recover();
+        engine.log.start();
+        return engine;
+    }
+
+    private void recover() {
+        List<String> ids = log.unfinished();
+        if (ids.isEmpty()) {
+            return;
+        }
+        int killed = tree.killOrphans(new HashSet<>(ids), RunProcess.KILL_DEADLINE);
+        for (String id : ids) {
+            Instant now = clock.instant();
+            String payload = json.object().put("status", RunStatus.FAILED.wireName()).put("reason", RESTARTED)
+                    .toString();
+            log.endOrphan(id, RunStatus.FAILED, payload, RESTARTED, now);
+        }
+        LOG.log(System.Logger.Level.INFO, "marked " + ids.size() + " runs cut off by a restart as failed"
+                + (killed > 0 ? "; killed " + killed + " of their processes that were still alive" : ""));
+    }
+
+    /**
+     * Accepts a run: stores it as {@code queued} (entry 1) and starts it as soon as the limits allow.
+     *
+     * @throws WorkspaceException.Validation  the metadata is not a JSON object
+     * @throws WorkspaceException.RateLimited the queue is full ({@link RunSettings#maxQueued()})
+     * @throws WorkspaceException.Unavailable the engine is closed
+     */
+    public RunHandle start(RunRequest request) {
+        Objects.requireNonNull(request, "request");
+        if (!json.isObject(request.metadata())) {
+            throw WorkspaceException.Validation.of("run metadata must be a JSON object");
+        }
+        schedule.lock();
+        try {
+            if (closed) {
+                throw new WorkspaceException.Unavailable(ErrorCodes.STORE_UNAVAILABLE, "the run engine is closed", null);
+            }
+            if (queue.size() >= settings.maxQueued()) {
+                throw new WorkspaceException.RateLimited("too many runs are waiting to start", 5);
+            }
+            String id = newId();
+            Instant now = clock.instant().truncatedTo(ChronoUnit.MILLIS);
+            RunInfo info = new RunInfo(id, request.provider(), RunStatus.QUEUED, now, null, null, null, null,
+                    request.metadata());
+            RunEntry first = new RunEntry(id, 1, EntryKind.STATUS,
+                    json.object().put("status", RunStatus.QUEUED.wireName()).toString(), now);
+            log.insertRun(info, first);
+            ActiveRun run = new ActiveRun(id, request, 2, this::ended);
+            active.put(id, run);
+            run.committed(List.of(first), json);
+            queue.add(run);
+            scheduleLocked();
+            return new RunHandle(this, id);
+        } finally {
+            schedule.unlock();
+        }
+    }
+
+    /** Starts queued runs while the limits allow; FIFO per provider, a provider at its limit does not block others. */
+    private void scheduleLocked() {
+        Iterator<ActiveRun> it = queue.iterator();
+        while (it.hasNext() && running < settings.globalLimit()) {
+            ActiveRun r = it.next();
+            int now = runningByProvider.getOrDefault(r.provider(), 0);
+            if (now >= settings.limitFor(r.provider())) {
+                continue;
+            }
+            it.remove();
+            running++;
+            runningByProvider.put(r.provider(), now + 1);
+            Thread.ofVirtual().name("aw-run-" + r.id).start(new RunProcess(this, r));
+        }
+    }
+
+    /** Called by a run's supervisor when its process tree is gone and its terminal status is appended. */
+    void released(ActiveRun run) {
+        schedule.lock();
+        try {
+            running--;
+            runningByProvider.merge(run.provider(), -1, Integer::sum);
+            if (!closed) {
+                scheduleLocked();
+            }
+        } finally {
+            schedule.unlock();
+        }
+    }
+
+    /**
+     * Cancels a run: a queued one ends {@code cancelled} at once; a running one has its process tree killed (SIGTERM,
+     * then SIGKILL after the grace period) and ends {@code cancelled}.
+     *
+     * @return true when the run was queued or running here and is now being cancelled; false when it had already
+     *         ended (or is owned by no engine in this process)
+     * @throws WorkspaceException.NotFound no such run
+     */
+    public boolean cancel(String runId) {
+        ActiveRun run = active.get(runId);
+        if (run == null) {
+            requireExists(runId);
+            return false;
+        }
+        schedule.lock();
+        try {
+            if (queue.remove(run)) {
+                endQueued(run, RunStatus.CANCELLED, "cancelled while queued");
+                return true;
+            }
+        } finally {
+            schedule.unlock();
+        }
+        return !run.sealed() && run.requestStop(new ActiveRun.Stop(RunStatus.CANCELLED, "cancelled"));
+    }
+
+    private void endQueued(ActiveRun run, RunStatus status, String reason) {
+        String payload = json.object().put("status", status.wireName()).put("reason", reason).toString();
+        run.append(log, clock, EntryKind.STATUS, payload,
+                new EventLog.RowChange(status, null, clock.instant(), null, reason));
+    }
+
+    public Optional<RunInfo> find(String runId) {
+        return log.find(runId);
+    }
+
+    /** Runs, newest first. */
+    public List<RunInfo> list(RunQuery query) {
+        return log.list(Objects.requireNonNull(query, "query"));
+    }
+
+    /**
+     * A reader of a run's log from entry {@code afterSeq + 1} on ({@code 0} for the whole log).
+     *
+     * @throws WorkspaceException.NotFound   no such run
+     * @throws WorkspaceException.Validation {@code afterSeq} is negative
+     */
+    public RunCursor follow(String runId, long afterSeq) {
+        if (afterSeq < 0) {
+            throw WorkspaceException.Validation.of("the event cursor must not be negative");
+        }
+        if (!active.containsKey(runId)) {
+            requireExists(runId);
+        }
+        return new RunCursor(this, runId, afterSeq);
+    }
+
+    /**
+     * Waits until the run has ended and its terminal status is stored.
+     *
+     * @return the ended run, or empty when {@code timeout} passed first
+     * @throws WorkspaceException.NotFound no such run
+     */
+    public Optional<RunInfo> awaitCompletion(String runId, Duration timeout) throws InterruptedException {
+        long deadline = System.nanoTime() + timeout.toNanos();
+        ActiveRun run = active.get(runId);
+        if (run != null && !run.awaitDone(timeout.toNanos())) {
+            return Optional.empty();
+        }
+        while (true) {
+            RunInfo info = find(runId).orElseThrow(() -> notFound(runId));
+            if (info.status().terminal()) {
+                return Optional.of(info);
+            }
+            long left = deadline - System.nanoTime();
+            if (left <= 0) {
+                return Optional.empty();
+            }
+            Thread.sleep(Math.max(1, Math.min(left / 1_000_000, settings.pollInterval().toMillis())));
+        }
+    }
+
+    public RunSettings settings() {
+        return settings;
+    }
+
+    /** Counters of this engine since it opened. */
+    public RunStats stats() {
+        int r;
+        int q;
+        schedule.lock();
+        try {
+            r = running;
+            q = queue.size();
+        } finally {
+            schedule.unlock();
+        }
+        return new RunStats(r, q, log.pending(), log.written(), log.transactions(), Duration.ofNanos(log.busyNanos()));
+    }
+
+    /** Runs of this engine that are queued or running right now. */
+    public int activeCount() {
+        return active.size();
+    }
+
+    /**
+     * Stops the engine: queued runs end {@code failed} ("engine stopped") without starting, running ones have their
+     * process trees killed and end the same way; then the log writer writes what is queued and stops.
+     */
+    @Override
+    public void close() {
+        List<ActiveRun> queued;
+        schedule.lock();
+        try {
+            if (closed) {
+                return;
+            }
+            closed = true;
+            queued = new ArrayList<>(queue);
+            queue.clear();
+        } finally {
+            schedule.unlock();
+        }
+        for (ActiveRun r : queued) {
+            endQueued(r, RunStatus.FAILED, STOPPED);
+        }
+        for (ActiveRun r : active.values()) {
+            r.requestStop(new ActiveRun.Stop(RunStatus.FAILED, STOPPED));
+        }
+        long deadline = System.nanoTime() + CLOSE_WAIT.toNanos();
+        for (ActiveRun r : new ArrayList<>(active.values())) {
+            try {
+                if (!r.awaitDone(Math.max(0, deadline - System.nanoTime()))) {
+                    LOG.log(System.Logger.Level.WARNING, "run " + r.id + " did not end within " + CLOSE_WAIT);
+                }
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                break;
+            }
+        }
+        log.close();
+    }
+
+    // ---- for the package: RunProcess and RunCursor ----
+
+    Json json() {
+        return json;
+    }
+
+    EventLog log() {
+        return log;
+    }
+
+    Clock clock() {
+        return clock;
+    }
+
+    ProcessTree tree() {
+        return tree;
+    }
+
+    Optional<Path> setsid() {
+        return setsid;
+    }
+
+    Optional<ActiveRun> activeRun(String runId) {
+        return Optional.ofNullable(active.get(runId));
+    }
+
+    /** Called when a run's terminal status is committed: from now on readers use the store only. */
+    void ended(ActiveRun run) {
+        active.remove(run.id, run);
+    }
+
+    private void requireExists(String runId) {
+        if (log.find(runId).isEmpty()) {
+            throw notFound(runId);
+        }
+    }
+
+    private static WorkspaceException.NotFound notFound(String runId) {
+        return new WorkspaceException.NotFound(ErrorCodes.NOT_FOUND, "no such run");
+    }
+
+    private String newId() {
+        StringBuilder b = new StringBuilder("run_");
+        for (int i = 0; i < 20; i++) {
+            b.append(ID_ALPHABET.charAt(random.nextInt(ID_ALPHABET.length())));
+        }
+        return b.toString();
+    }
+
+    /** util-linux setsid: starts the child as the leader of a new session (see docs/runs.md). */
+    private static Optional<Path> findSetsid() {
+        for (String p : List.of("/usr/bin/setsid", "/bin/setsid")) {
+            Path path = Path.of(p);
+            if (Files.isRegularFile(path) && Files.isExecutable(path)) {
+                return Optional.of(path);
+            }
+        }
+        return Optional.empty();
+    }
+}

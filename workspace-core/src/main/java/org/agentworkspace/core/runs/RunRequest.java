@@ -1,0 +1,35 @@
+package org.agentworkspace.core.runs;
+
+import java.util.Objects;
+import java.util.regex.Pattern;
+
+/**
+ * What to run.
+ *
+ * @param provider provider id ({@code claude}, {@code codex}, …; lower case letters, digits, {@code . _ -}); it picks
+ *                 the per-provider concurrency limit
+ * @param process  the process to start
+ * @param parser   turns stdout lines into unified events ({@link LineParser#none()} for native lines only)
+ * @param metadata a JSON object stored with the run (project path, session id, the route that started it …)
+ */
+public record RunRequest(String provider, ProcessSpec process, LineParser parser, String metadata) {
+    private static final Pattern PROVIDER = Pattern.compile("[a-z0-9][a-z0-9._-]{0,63}");
+
+    public RunRequest {
+        Objects.requireNonNull(provider, "provider");
+        Objects.requireNonNull(process, "process");
+        Objects.requireNonNull(parser, "parser");
+        metadata = metadata == null ? "{}" : metadata;
+        if (!PROVIDER.matcher(provider).matches()) {
+            throw new IllegalArgumentException("provider ids are lower case letters, digits, '.', '_' and '-'");
+        }
+    }
+
+    public static RunRequest of(String provider, ProcessSpec process, LineParser parser) {
+        return new RunRequest(provider, process, parser, "{}");
+    }
+
+    public RunRequest withMetadata(String json) {
+        return new RunRequest(provider, process, parser, json);
+    }
+}
