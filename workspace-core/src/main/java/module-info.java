@@ -9,12 +9,15 @@ module org.agentworkspace.core {
     requires org.postgresql.jdbc;
     requires org.bouncycastle.provider;
     requires com.fasterxml.jackson.databind;
+    requires org.eclipse.jgit;
+    requires java.net.http;
 
     exports org.agentworkspace.core;
     exports org.agentworkspace.core.auth;
     exports org.agentworkspace.core.files;
     exports org.agentworkspace.core.history;
     exports org.agentworkspace.core.runs;
+    exports org.agentworkspace.core.agent;
 
     uses org.agentworkspace.api.vcs.VcsFactory;
 

@@ -11,6 +11,7 @@ import java.util.Set;
 import java.util.stream.Collectors;
 
 import org.agentworkspace.core.EngineConfig;
+import org.agentworkspace.core.agent.AgentSettings;
 
 /**
  * The server's configuration: defaults, then environment variables, then command-line flags (later wins), validated
@@ -30,10 +31,13 @@ import org.agentworkspace.core.EngineConfig;
  * @param maxPayloadBytes         largest request body (default 1 MiB)
  * @param maxHeaderBytes          largest request header block (default 16 KiB)
  * @param shutdownGrace           how long in-flight requests get on SIGTERM (default 3 s)
+ * @param agent                   how agent runs are launched: configured CLI paths, clone allow-list, GitHub API,
+ *                                trusted local project paths (docs/agent-runs.md)
  */
 public record ServerConfig(String host, int port, EngineConfig engine, Set<String> allowedHosts,
                            Set<String> allowedOrigins, Set<String> trustedProxies, boolean legacyQueryCredentials,
-                           boolean secureCookies, long maxPayloadBytes, int maxHeaderBytes, Duration shutdownGrace) {
+                           boolean secureCookies, long maxPayloadBytes, int maxHeaderBytes, Duration shutdownGrace,
+                           AgentSettings agent) {
 
     public static final String DEFAULT_HOST = "127.0.0.1";
     public static final int DEFAULT_PORT = 3001;
@@ -51,6 +55,7 @@ public record ServerConfig(String host, int port, EngineConfig engine, Set<Strin
         if (maxPayloadBytes < 1024 || maxHeaderBytes < 1024) {
             throw new IllegalArgumentException("size limits must be at least 1024 bytes");
         }
+        java.util.Objects.requireNonNull(agent, "agent");
     }
 
     /** Defaults: 127.0.0.1:3001, data in {@code ~/.agent-workspace}. */
@@ -60,27 +65,32 @@ public record ServerConfig(String host, int port, EngineConfig engine, Set<Strin
 
     public static ServerConfig forDataDir(Path dataDir) {
         return new ServerConfig(DEFAULT_HOST, DEFAULT_PORT, EngineConfig.create(dataDir), Set.of(), Set.of(),
-                Set.of(), false, false, 1024 * 1024, 16 * 1024, Duration.ofSeconds(3));
+                Set.of(), false, false, 1024 * 1024, 16 * 1024, Duration.ofSeconds(3), AgentSettings.defaults());
     }
 
     public ServerConfig withPort(int p) {
         return new ServerConfig(host, p, engine, allowedHosts, allowedOrigins, trustedProxies, legacyQueryCredentials,
-                secureCookies, maxPayloadBytes, maxHeaderBytes, shutdownGrace);
+                secureCookies, maxPayloadBytes, maxHeaderBytes, shutdownGrace, agent);
     }
 
     public ServerConfig withHost(String h) {
         return new ServerConfig(h, port, engine, allowedHosts, allowedOrigins, trustedProxies, legacyQueryCredentials,
-                secureCookies, maxPayloadBytes, maxHeaderBytes, shutdownGrace);
+                secureCookies, maxPayloadBytes, maxHeaderBytes, shutdownGrace, agent);
     }
 
     public ServerConfig withEngine(EngineConfig e) {
         return new ServerConfig(host, port, e, allowedHosts, allowedOrigins, trustedProxies, legacyQueryCredentials,
-                secureCookies, maxPayloadBytes, maxHeaderBytes, shutdownGrace);
+                secureCookies, maxPayloadBytes, maxHeaderBytes, shutdownGrace, agent);
+    }
+
+    public ServerConfig withAgent(AgentSettings a) {
+        return new ServerConfig(host, port, engine, allowedHosts, allowedOrigins, trustedProxies, legacyQueryCredentials,
+                secureCookies, maxPayloadBytes, maxHeaderBytes, shutdownGrace, a);
     }
 
     public ServerConfig withLegacyQueryCredentials(boolean on) {
         return new ServerConfig(host, port, engine, allowedHosts, allowedOrigins, trustedProxies, on,
-                secureCookies, maxPayloadBytes, maxHeaderBytes, shutdownGrace);
+                secureCookies, maxPayloadBytes, maxHeaderBytes, shutdownGrace, agent);
     }
 
     /** True when bound to a loopback address only (then the Host header is checked against known names). */
@@ -104,7 +114,10 @@ public record ServerConfig(String host, int port, EngineConfig engine, Set<Strin
                 Map.entry("AW_TRUSTED_PROXIES", "trusted-proxies"),
                 Map.entry("AW_LEGACY_QUERY_CREDENTIALS", "legacy-query-credentials"),
                 Map.entry("AW_SECURE_COOKIES", "secure-cookies"), Map.entry("AW_SESSION_HOURS", "session-hours"),
-                Map.entry("AW_MAX_PAYLOAD_BYTES", "max-payload-bytes"));
+                Map.entry("AW_MAX_PAYLOAD_BYTES", "max-payload-bytes"), Map.entry("AW_CLI_PATH", "cli-path"),
+                Map.entry("AW_CLONE_ALLOWED_HOSTS", "clone-allowed-hosts"),
+                Map.entry("AW_GITHUB_API_URL", "github-api-url"),
+                Map.entry("AW_TRUST_LOCAL_PROJECT_PATHS", "trust-local-project-paths"));
         envNames.forEach((e, k) -> {
             String val = env.get(e);
             if (val != null && !val.isBlank()) {
@@ -147,7 +160,34 @@ public record ServerConfig(String host, int port, EngineConfig engine, Set<Strin
                 list(v.get("allowed-hosts")), list(v.get("allowed-origins")), list(v.get("trusted-proxies")),
                 bool(v.get("legacy-query-credentials")), bool(v.get("secure-cookies")),
                 v.containsKey("max-payload-bytes") ? parseInt(v.get("max-payload-bytes"), "max-payload-bytes")
-                        : d.maxPayloadBytes(), d.maxHeaderBytes(), d.shutdownGrace());
+                        : d.maxPayloadBytes(), d.maxHeaderBytes(), d.shutdownGrace(), agent(v));
+    }
+
+    /**
+     * {@code --cli-path} is a comma list of {@code provider=path} (or a bare path for every provider);
+     * {@code --clone-allowed-hosts} a comma list of hosts; {@code --github-api-url} a URL;
+     * {@code --trust-local-project-paths} true/false.
+     */
+    private static AgentSettings agent(Map<String, String> v) {
+        AgentSettings a = AgentSettings.defaults();
+        if (v.containsKey("cli-path")) {
+            Map<String, Path> bins = new java.util.HashMap<>();
+            for (String item : list(v.get("cli-path"))) {
+                int eq = item.indexOf('=');
+                bins.put(eq < 0 ? "*" : item.substring(0, eq).strip(),
+                        Path.of(expandHome(eq < 0 ? item : item.substring(eq + 1).strip())));
+            }
+            a = a.withBinaries(bins);
+        }
+        if (v.containsKey("clone-allowed-hosts") || v.containsKey("github-api-url")) {
+            a = a.withClone(v.containsKey("clone-allowed-hosts") ? list(v.get("clone-allowed-hosts"))
+                    : a.cloneAllowedHosts(), a.insecureCloneHosts(), v.containsKey("github-api-url")
+                    ? java.net.URI.create(v.get("github-api-url").strip()) : a.githubApiUrl());
+        }
+        if (v.containsKey("trust-local-project-paths")) {
+            a = a.withTrustLocalProjectPaths(bool(v.get("trust-local-project-paths")));
+        }
+        return a;
     }
 
     private static String expandHome(String p) {

@@ -11,7 +11,10 @@ import io.helidon.webserver.http.HttpRouting;
 import io.helidon.webserver.http1.Http1Config;
 
 import org.agentworkspace.api.ErrorCodes;
+import org.agentworkspace.api.provider.AgentProviders;
 import org.agentworkspace.core.WorkspaceEngine;
+import org.agentworkspace.core.agent.AgentRuns;
+import org.agentworkspace.core.agent.Repositories;
 import org.agentworkspace.server.http.BuildInfo;
 import org.agentworkspace.server.http.ErrorResponses;
 import org.agentworkspace.server.http.Filters;
@@ -20,7 +23,9 @@ import org.agentworkspace.server.http.Json;
 import org.agentworkspace.server.http.OpenApiDocument;
 import org.agentworkspace.server.http.RouteTable;
 import org.agentworkspace.server.http.SessionTokens;
+import org.agentworkspace.server.routes.AgentService;
 import org.agentworkspace.server.routes.ApiKeyService;
+import org.agentworkspace.server.routes.AutomationService;
 import org.agentworkspace.server.routes.AuthService;
 import org.agentworkspace.server.routes.SystemService;
 import org.agentworkspace.server.routes.UserService;
@@ -44,14 +49,18 @@ public final class WorkspaceServer implements AutoCloseable {
 
     /** What the routing needs, built once per server. */
     public record Context(WorkspaceEngine engine, ServerConfig config, Json json, SessionTokens tokens, Guard guard,
-                          ErrorResponses errors, BuildInfo build, OpenApiDocument openApi) {
+                          ErrorResponses errors, BuildInfo build, OpenApiDocument openApi, AgentRuns agentRuns,
+                          Repositories repositories) {
         public static Context create(WorkspaceEngine engine, ServerConfig config, Map<String, String> env) {
             Json json = new Json();
             SessionTokens tokens = new SessionTokens(engine.signingSecret(), engine.config().clock(),
                     engine.config().auth().sessionLifetime());
             Guard guard = new Guard(engine.auth(), tokens, config, json);
+            // children inherit the allow-listed variables of this process's real environment (PATH, HOME, ...)
+            AgentRuns agentRuns = AgentRuns.create(engine.runs(), AgentProviders.load(), engine.config().dataDir(),
+                    System.getenv(), config.agent());
             return new Context(engine, config, json, tokens, guard, new ErrorResponses(json), BuildInfo.detect(env),
-                    OpenApiDocument.load());
+                    OpenApiDocument.load(), agentRuns, new Repositories(config.agent(), engine.config().dataDir()));
         }
     }
 
@@ -68,7 +77,9 @@ public final class WorkspaceServer implements AutoCloseable {
                 new SystemService(ctx.build(), ctx.openApi(), ctx.engine().auth(), ctx.json(), ctx.guard(), table),
                 new AuthService(ctx.engine().auth(), ctx.tokens(), ctx.guard(), table, ctx.config()),
                 new ApiKeyService(ctx.engine().auth().apiKeys(), ctx.guard(), table),
-                new UserService(ctx.engine().auth().accounts(), ctx.guard(), table));
+                new UserService(ctx.engine().auth().accounts(), ctx.guard(), table),
+                new AgentService(ctx.agentRuns(), ctx.repositories(), ctx.guard(), table),
+                new AutomationService(ctx.agentRuns(), ctx.config(), ctx.guard(), table));
         routing.any((req, res) -> {
             List<String> methods = table.methodsFor(req.path().path());
             if (methods.isEmpty()) {

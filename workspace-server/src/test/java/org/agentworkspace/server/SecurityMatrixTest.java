@@ -99,20 +99,27 @@ class SecurityMatrixTest {
 
     /** A concrete path and a body that would change something if the request got through. */
     static HttpResponse<String> call(RouteTable.Route r, String... headers) {
-        String path = r.path().replace("{keyId}", key[0]).replace("{userId}", bobId);
+        String path = concrete(r.path());
         Object body = switch (r.method() + " " + r.path()) {
             case "POST /api/settings/api-keys" -> Map.of("name", "sneaky");
             case "PATCH /api/settings/api-keys/{keyId}/toggle" -> Map.of("is_active", false);
             case "POST /api/users" -> Map.of("username", "sneaky", "password", "sneaky-password");
+            case "POST /api/agent" -> Map.of("message", "sneaky", "projectPath", "/tmp", "stream", false);
+            case "POST /api/automation/run" -> Map.of("prompt", "sneaky", "projectPath", "/tmp");
             default -> r.method().equals("GET") ? null : Map.of();
         };
         return s.send(r.method(), path, body, headers);
     }
 
+    /** A route path with its parameters filled in. */
+    static String concrete(String path) {
+        return path.replace("{keyId}", key[0]).replace("{userId}", bobId).replace("{runId}", "run_none");
+    }
+
     /** Users and keys as seen by the administrator, minus the last-used stamps. */
     static String state() {
-        String users = s.get("/api/users", bearer(admin)).body();
-        String keys = s.get("/api/settings/api-keys", bearer(admin)).body().replaceAll("\"last_used\":\"[^\"]*\"", "");
+        String users = s.get("/api/users", bearer(admin)).body() + s.get("/api/automation/runs", bearer(admin)).body();
+        String keys = s.get("/api/settings/api-keys", bearer(admin)).body().replaceAll("\"last_used\":(null|\"[^\"]*\")", "");
         return users + keys;
     }
 
@@ -145,11 +152,9 @@ class SecurityMatrixTest {
                 checked++;
             }
             String q = r.path().contains("?") ? "&" : "?";
-            HttpResponse<String> inQuery = s.send(r.method(), r.path().replace("{keyId}", key[0])
-                    .replace("{userId}", bobId) + q + "apiKey=" + key[1], r.method().equals("GET") ? null : Map.of());
+            HttpResponse<String> inQuery = s.send(r.method(), concrete(r.path()) + q + "apiKey=" + key[1], r.method().equals("GET") ? null : Map.of());
             expect(inQuery, 401, "QUERY_CREDENTIALS_DISABLED");
-            HttpResponse<String> tokenInQuery = s.send(r.method(), r.path().replace("{keyId}", key[0])
-                    .replace("{userId}", bobId) + q + "token=" + admin, r.method().equals("GET") ? null : Map.of());
+            HttpResponse<String> tokenInQuery = s.send(r.method(), concrete(r.path()) + q + "token=" + admin, r.method().equals("GET") ? null : Map.of());
             expect(tokenInQuery, 401, "QUERY_CREDENTIALS_DISABLED");
         }
         assertTrue(checked > 50, "checked " + checked);
