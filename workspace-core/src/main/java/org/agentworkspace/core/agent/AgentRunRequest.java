@@ -12,7 +12,7 @@ import java.util.Objects;
  * @param projectDir      absolute, existing working directory
  * @param model           model id or {@code null}
  * @param resumeSessionId the CLI session to continue, or {@code null}
- * @param metadata        extra fields stored with the run (route, project id, user id …); plain JSON values
+ * @param metadata        extra fields stored with the run (route, project id, user id …); plain JSON values, null allowed
  */
 public record AgentRunRequest(String provider, String prompt, Path projectDir, String model, String resumeSessionId,
                               Map<String, Object> metadata) {
@@ -20,6 +20,6 @@ public record AgentRunRequest(String provider, String prompt, Path projectDir, S
         Objects.requireNonNull(provider, "provider");
         Objects.requireNonNull(prompt, "prompt");
         Objects.requireNonNull(projectDir, "projectDir");
-        metadata = metadata == null ? Map.of() : Map.copyOf(metadata);
+        metadata = metadata == null ? Map.of() : java.util.Collections.unmodifiableMap(new java.util.LinkedHashMap<>(metadata));
     }
 }
