@@ -117,7 +117,9 @@ public record ServerConfig(String host, int port, EngineConfig engine, Set<Strin
                 Map.entry("AW_MAX_PAYLOAD_BYTES", "max-payload-bytes"), Map.entry("AW_CLI_PATH", "cli-path"),
                 Map.entry("AW_CLONE_ALLOWED_HOSTS", "clone-allowed-hosts"),
                 Map.entry("AW_GITHUB_API_URL", "github-api-url"),
-                Map.entry("AW_TRUST_LOCAL_PROJECT_PATHS", "trust-local-project-paths"));
+                Map.entry("AW_TRUST_LOCAL_PROJECT_PATHS", "trust-local-project-paths"),
+                Map.entry("AW_PROVIDER_ENV", "provider-env"),
+                Map.entry("AW_MAX_CONCURRENT_RUNS", "max-concurrent-runs"));
         envNames.forEach((e, k) -> {
             String val = env.get(e);
             if (val != null && !val.isBlank()) {
@@ -151,6 +153,10 @@ public record ServerConfig(String host, int port, EngineConfig engine, Set<Strin
         ServerConfig d = defaults();
         Path dataDir = v.containsKey("data-dir") ? Path.of(expandHome(v.get("data-dir"))) : d.engine().dataDir();
         EngineConfig engine = EngineConfig.create(dataDir).withJdbcUrl(v.get("db-url"));
+        if (v.containsKey("max-concurrent-runs")) {
+            engine = engine.withRuns(engine.runs().withLimits(parseInt(v.get("max-concurrent-runs"),
+                    "max-concurrent-runs"), engine.runs().perProviderLimits()));
+        }
         if (v.containsKey("session-hours")) {
             engine = engine.withAuth(engine.auth().withSessionLifetime(
                     Duration.ofHours(parseInt(v.get("session-hours"), "session-hours"))));
@@ -166,7 +172,8 @@ public record ServerConfig(String host, int port, EngineConfig engine, Set<Strin
     /**
      * {@code --cli-path} is a comma list of {@code provider=path} (or a bare path for every provider);
      * {@code --clone-allowed-hosts} a comma list of hosts; {@code --github-api-url} a URL;
-     * {@code --trust-local-project-paths} true/false.
+     * {@code --trust-local-project-paths} true/false; {@code --provider-env} a comma list of
+     * {@code provider:NAME=VALUE} ({@code *} for every provider) added to the CLIs' environments.
      */
     private static AgentSettings agent(Map<String, String> v) {
         AgentSettings a = AgentSettings.defaults();
@@ -183,6 +190,19 @@ public record ServerConfig(String host, int port, EngineConfig engine, Set<Strin
             a = a.withClone(v.containsKey("clone-allowed-hosts") ? list(v.get("clone-allowed-hosts"))
                     : a.cloneAllowedHosts(), a.insecureCloneHosts(), v.containsKey("github-api-url")
                     ? java.net.URI.create(v.get("github-api-url").strip()) : a.githubApiUrl());
+        }
+        if (v.containsKey("provider-env")) {
+            Map<String, Map<String, String>> env = new java.util.HashMap<>();
+            for (String item : list(v.get("provider-env"))) {
+                int colon = item.indexOf(':');
+                int eq = item.indexOf('=');
+                if (colon < 1 || eq < colon + 2) {
+                    throw new IllegalArgumentException("--provider-env items are provider:NAME=VALUE");
+                }
+                env.computeIfAbsent(item.substring(0, colon), k -> new java.util.HashMap<>())
+                        .put(item.substring(colon + 1, eq), item.substring(eq + 1));
+            }
+            a = a.withProviderEnv(env);
         }
         if (v.containsKey("trust-local-project-paths")) {
             a = a.withTrustLocalProjectPaths(bool(v.get("trust-local-project-paths")));
