@@ -10,6 +10,8 @@ module org.agentworkspace.core {
     requires org.bouncycastle.provider;
     requires com.fasterxml.jackson.databind;
     requires org.eclipse.jgit;
+    requires com.googlecode.javaewah;
+    requires org.apache.commons.codec;
     requires java.net.http;
 
     exports org.agentworkspace.core;
