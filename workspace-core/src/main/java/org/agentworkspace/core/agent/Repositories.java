@@ -239,7 +239,11 @@ public final class Repositories {
             git.checkout().setCreateBranch(true).setName(branch).setStartPoint("origin/" + branch)
                     .setUpstreamMode(org.eclipse.jgit.api.CreateBranchCommand.SetupUpstreamMode.TRACK).call();
         } catch (GitAPIException | RuntimeException | IOException e) {
-            delete(dir, temporary);
+            if (temporary) {
+                delete(dir, true);
+            } else {
+                emptyDirectory(dir); // it was empty before: leave no half clone behind
+            }
             LOG.log(System.Logger.Level.INFO, "clone of " + url.display() + " failed: " + e.getClass().getSimpleName());
             throw new WorkspaceException.Validation(AgentErrorCodes.CLONE_FAILED,
                     "cloning " + url.display() + " failed");
@@ -254,6 +258,14 @@ public final class Repositories {
     /** Deletes a temporary clone (never a caller's own {@code projectPath}). */
     public void cleanup(Checkout c) {
         delete(c.dir(), c.temporary());
+    }
+
+    private static void emptyDirectory(Path dir) {
+        try (Stream<Path> s = Files.walk(dir)) {
+            s.sorted(Comparator.reverseOrder()).filter(p -> !p.equals(dir)).forEach(p -> p.toFile().delete());
+        } catch (IOException | UncheckedIOException e) {
+            LOG.log(System.Logger.Level.WARNING, "cannot empty " + dir);
+        }
     }
 
     private static void delete(Path dir, boolean temporary) {

@@ -186,6 +186,15 @@ class GithubFlowTest {
         JsonNode e = expect(s.post("/api/agent", body("message", "hi", "githubUrl", repoUrl(), "githubToken",
                 "ghp_wrong_token_value", "stream", false), "X-API-Key", key), 400, "CLONE_FAILED");
         assertFalse(e.toString().contains("ghp_wrong_token_value"), e.toString());
+        Path target = tmp.resolve("failed-clone-target");
+        expect(s.post("/api/agent", body("message", "hi", "githubUrl", repoUrl(), "githubToken",
+                "ghp_wrong_token_value", "projectPath", target.toString(), "stream", false), "X-API-Key", key), 400,
+                "CLONE_FAILED");
+        try (Stream<Path> left = Files.list(target)) {
+            assertEquals(0, left.count(), "no half clone is left in projectPath");
+        } catch (IOException ex) {
+            throw new AssertionError(ex);
+        }
     }
 
     @Test
