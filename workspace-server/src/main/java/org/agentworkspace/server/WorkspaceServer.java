@@ -1,6 +1,7 @@
 package org.agentworkspace.server;
 
 import java.net.URI;
+import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
 
@@ -13,7 +14,9 @@ import io.helidon.webserver.http1.Http1Config;
 import org.agentworkspace.api.ErrorCodes;
 import org.agentworkspace.api.provider.AgentProviders;
 import org.agentworkspace.core.WorkspaceEngine;
+import org.agentworkspace.api.vcs.GitCredentials;
 import org.agentworkspace.core.agent.AgentRuns;
+import org.agentworkspace.core.agent.AgentSettings;
 import org.agentworkspace.core.agent.Repositories;
 import org.agentworkspace.server.http.BuildInfo;
 import org.agentworkspace.server.http.ErrorResponses;
@@ -24,9 +27,15 @@ import org.agentworkspace.server.http.OpenApiDocument;
 import org.agentworkspace.server.http.RouteTable;
 import org.agentworkspace.server.http.SessionTokens;
 import org.agentworkspace.server.routes.AgentService;
+import org.agentworkspace.core.files.BrowseFilesystem;
 import org.agentworkspace.server.routes.ApiKeyService;
 import org.agentworkspace.server.routes.AutomationService;
 import org.agentworkspace.server.routes.AuthService;
+import org.agentworkspace.server.routes.BrowseService;
+import org.agentworkspace.server.routes.FilesService;
+import org.agentworkspace.server.routes.GitService;
+import org.agentworkspace.server.routes.GitTokenService;
+import org.agentworkspace.server.routes.ProjectsService;
 import org.agentworkspace.server.routes.SystemService;
 import org.agentworkspace.server.routes.UserService;
 
@@ -49,18 +58,24 @@ public final class WorkspaceServer implements AutoCloseable {
 
     /** What the routing needs, built once per server. */
     public record Context(WorkspaceEngine engine, ServerConfig config, Json json, SessionTokens tokens, Guard guard,
-                          ErrorResponses errors, BuildInfo build, OpenApiDocument openApi, AgentRuns agentRuns,
-                          Repositories repositories) {
+                          ErrorResponses errors, BuildInfo build, OpenApiDocument openApi, BrowseFilesystem browser,
+                          AgentRuns agentRuns, Repositories repositories) {
         public static Context create(WorkspaceEngine engine, ServerConfig config, Map<String, String> env) {
-            Json json = new Json();
+            Json json = new Json(config.maxFileBodyBytes());
             SessionTokens tokens = new SessionTokens(engine.signingSecret(), engine.config().clock(),
                     engine.config().auth().sessionLifetime());
             Guard guard = new Guard(engine.auth(), tokens, config, json);
+            BrowseFilesystem browser = BrowseFilesystem.create(config.browseRoots(),
+                    Path.of(System.getProperty("user.home")), config.fileLimits().maxEntries(), false);
             // children inherit the allow-listed variables of this process's real environment (PATH, HOME, ...)
+            // projectId names a project of the registry
+            AgentSettings agent = config.agent().withProjects(id -> engine.projects().find(id)
+                    .map(p -> Path.of(p.path())));
             AgentRuns agentRuns = AgentRuns.create(engine.runs(), AgentProviders.load(), engine.config().dataDir(),
-                    System.getenv(), config.agent());
+                    System.getenv(), agent);
             return new Context(engine, config, json, tokens, guard, new ErrorResponses(json), BuildInfo.detect(env),
-                    OpenApiDocument.load(), agentRuns, new Repositories(config.agent(), engine.config().dataDir()));
+                    OpenApiDocument.load(), browser, agentRuns,
+                    new Repositories(config.agent(), engine.config().dataDir()));
         }
     }
 
@@ -78,7 +93,16 @@ public final class WorkspaceServer implements AutoCloseable {
                 new AuthService(ctx.engine().auth(), ctx.tokens(), ctx.guard(), table, ctx.config()),
                 new ApiKeyService(ctx.engine().auth().apiKeys(), ctx.guard(), table),
                 new UserService(ctx.engine().auth().accounts(), ctx.guard(), table),
-                new AgentService(ctx.agentRuns(), ctx.repositories(), ctx.guard(), table),
+                new ProjectsService(ctx.engine().projects(), ctx.guard(), table),
+                new FilesService(ctx.engine().projects(), ctx.config().fileLimits(), ctx.config().maxFileBodyBytes(),
+                        ctx.guard(), table),
+                new GitService(ctx.engine().projects(), ctx.engine().gitTokens(), ctx.config().vcsOptions(),
+                        ctx.guard(), table),
+                new GitTokenService(ctx.engine().gitTokens(), ctx.guard(), table),
+                new BrowseService(ctx.browser(), defaultBrowsePath(ctx.config()), ctx.guard(), table),
+                new AgentService(ctx.agentRuns(), ctx.repositories(),
+                        userId -> ctx.engine().gitTokens().credentials(userId).map(GitCredentials::token),
+                        ctx.guard(), table),
                 new AutomationService(ctx.agentRuns(), ctx.config(), ctx.guard(), table));
         routing.any((req, res) -> {
             List<String> methods = table.methodsFor(req.path().path());
@@ -93,6 +117,21 @@ public final class WorkspaceServer implements AutoCloseable {
         });
         ctx.errors().register(routing);
         return table;
+    }
+
+    /** {@code ~} when the home folder lies in a browse root, otherwise the first root. */
+    private static String defaultBrowsePath(ServerConfig config) {
+        Path home = Path.of(System.getProperty("user.home"));
+        for (Path root : config.browseRoots()) {
+            try {
+                if (home.toRealPath().startsWith(root.toRealPath())) {
+                    return "~";
+                }
+            } catch (java.io.IOException e) {
+                // a missing root is reported when the browser is built
+            }
+        }
+        return config.browseRoots().getFirst().toString();
     }
 
     /** Builds the routing, checks the route table, and starts listening. */
@@ -117,7 +156,8 @@ public final class WorkspaceServer implements AutoCloseable {
                     .port(config.port())
                     .shutdownHook(false)
                     .shutdownGracePeriod(config.shutdownGrace())
-                    .maxPayloadSize(config.maxPayloadBytes())
+                    // the largest per-route limit; every route enforces its own (Guard, Call)
+                    .maxPayloadSize(config.maxFileBodyBytes())
                     .idleConnectionTimeout(java.time.Duration.ofMinutes(10))
                     .addProtocol(Http1Config.builder()
                             .maxHeadersSize(config.maxHeaderBytes())

@@ -22,8 +22,13 @@ public final class EmbeddedContractTarget implements ContractTargetProvider {
         Path bin = org.agentworkspace.testkit.fakecli.FakeClis.install(dir.resolve("fake-bin"));
         server = WorkspaceServer.start(ServerConfig.forDataDir(dir).withPort(0).withAgent(
                 org.agentworkspace.core.agent.AgentSettings.defaults().withBinaries(Map.of("*", bin))), Map.of());
-        System.setProperty("aw.contract.local", "true");
         return ContractTarget.of("http://127.0.0.1:" + server.port(), "contract-admin", "contract-admin-password");
+    }
+
+    /** The embedded server runs in this JVM: tests may prepare folders (git repositories) for it. */
+    @Override
+    public boolean local() {
+        return true;
     }
 
     @Override

@@ -25,7 +25,8 @@ import org.junit.jupiter.api.Test;
 /**
  * Launches the packaged server on the module path ({@code java -p … -m org.agentworkspace.server/…}), as Surefire
  * cannot: Surefire adds every module and opens every package, hiding a missing {@code requires} or {@code opens}.
- * Then checks {@code /health}, registration, and that SIGTERM shuts the server down gracefully.
+ * Then checks {@code /health}, registration, a file write and git through JGit (found by {@code ServiceLoader}),
+ * and that SIGTERM shuts the server down gracefully.
  */
 class ModulePathLaunchIT {
     private static final Pattern LISTENING = Pattern.compile("listening on http://127\\.0\\.0\\.1:(\\d+)");
@@ -76,6 +77,23 @@ class ModulePathLaunchIT {
                     .build(), HttpResponse.BodyHandlers.ofString());
             assertEquals(200, reg.statusCode(), reg.body());
 
+            // Files and git (JGit found through ServiceLoader) work with the module graph as packaged.
+            String token = TestServer.JSON.readTree(reg.body()).path("token").asText();
+            Path work = Files.createTempDirectory("aw-modpath-work-");
+            Path repo = new GitCli(work.resolve("home")).repo(work.resolve("proj"), "a.txt", "a\n");
+            HttpResponse<String> project = call(http, actual, token, "POST", "/api/projects/quick-start",
+                    "{\"path\":\"" + repo + "\"}");
+            assertEquals(200, project.statusCode(), project.body());
+            String name = TestServer.JSON.readTree(project.body()).path("name").asText();
+            assertEquals(200, call(http, actual, token, "PUT", "/api/projects/" + name + "/file",
+                    "{\"path\":\"b.txt\",\"content\":\"b\"}").statusCode());
+            HttpResponse<String> status = call(http, actual, token, "GET", "/api/git/status?project=" + name, null);
+            assertEquals(200, status.statusCode(), status.body());
+            assertTrue(status.body().contains("\"untracked\":[\"b.txt\"]"), status.body());
+            HttpResponse<String> commit = call(http, actual, token, "POST", "/api/git/commit",
+                    "{\"project\":\"" + name + "\",\"message\":\"module path\",\"files\":[\"b.txt\"]}");
+            assertEquals(200, commit.statusCode(), commit.body());
+
             // SIGTERM through the handle: Process.destroy() would also close our end of the child's output
             p.toHandle().destroy();
             assertTrue(p.waitFor(30, TimeUnit.SECONDS), "the server exits after SIGTERM");
@@ -90,5 +108,17 @@ class ModulePathLaunchIT {
         } finally {
             p.destroyForcibly();
         }
+    }
+
+    private static HttpResponse<String> call(HttpClient http, int port, String token, String method, String path,
+                                             String json) throws Exception {
+        HttpRequest.Builder b = HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + path))
+                .header("Authorization", "Bearer " + token);
+        if (json == null) {
+            b.method(method, HttpRequest.BodyPublishers.noBody());
+        } else {
+            b.header("Content-Type", "application/json").method(method, HttpRequest.BodyPublishers.ofString(json));
+        }
+        return http.send(b.build(), HttpResponse.BodyHandlers.ofString());
     }
 }

@@ -25,11 +25,13 @@ import org.agentworkspace.api.files.FileErrorCodes;
  *
  * <p>Rules: the path defaults to {@code ~}; {@code ~} and {@code ~/...} are expanded to the home folder, anything
  * else must be absolute ({@code ~user} is not supported); NUL and other control characters are refused
- * ({@code PATH_INVALID}). The path's <em>real</em> location (symbolic links resolved) must be an allowed root or
+ * ({@code INVALID_PATH}). The path's <em>real</em> location (symbolic links resolved) must be an allowed root or
  * lie below one ({@code PATH_NOT_ALLOWED} otherwise, also for a hidden folder such as {@code ~/.ssh} unless
  * hidden folders are enabled). Only folders are listed (never files, sizes or link targets), hidden ones left
  * out unless enabled; a link is listed when its real target is itself browsable. {@code parent} is null when
- * the parent is not browsable. At most {@code maxEntries} folders ({@code TOO_MANY_ENTRIES}).
+ * the parent is not browsable. At most {@code maxEntries} folders ({@code TOO_MANY_ENTRIES}). A missing folder is
+ * {@code FILE_NOT_FOUND} only inside the roots; outside them it is {@code PATH_NOT_ALLOWED} like any other path, so
+ * the picker cannot be used to learn what exists elsewhere on the host.
  */
 public final class BrowseFilesystem {
     private final List<Path> roots;
@@ -104,6 +106,10 @@ public final class BrowseFilesystem {
         try {
             real = path.toRealPath();
         } catch (NoSuchFileException e) {
+            // Only inside the roots may a caller learn that something does not exist.
+            if (!browsable(realOfDeepestExisting(path.normalize()))) {
+                throw notAllowed();
+            }
             throw new WorkspaceException.NotFound(FileErrorCodes.FILE_NOT_FOUND, "the folder does not exist");
         } catch (AccessDeniedException e) {
             throw notAllowed();
@@ -136,7 +142,7 @@ public final class BrowseFilesystem {
                     }
                 }
                 if (entries.size() >= maxEntries) {
-                    throw new WorkspaceException.Validation(FileErrorCodes.TOO_MANY_ENTRIES, "the folder holds more "
+                    throw new WorkspaceException.PayloadTooLarge(FileErrorCodes.TOO_MANY_ENTRIES, "the folder holds more "
                             + "than " + maxEntries + " folders");
                 }
                 entries.add(new BrowseEntry(name, EntryType.DIRECTORY));
@@ -150,6 +156,26 @@ public final class BrowseFilesystem {
         Path parent = real.getParent();
         String parentText = parent != null && browsable(parent) ? parent.toString() : null;
         return new BrowseResult(real.toString(), parentText, entries);
+    }
+
+    /** The real path of the deepest existing ancestor of {@code p}, with the missing names appended. */
+    private static Path realOfDeepestExisting(Path p) {
+        Path existing = p;
+        Path rest = null;
+        while (existing != null) {
+            try {
+                Path real = existing.toRealPath();
+                return rest == null ? real : real.resolve(rest);
+            } catch (IOException e) {
+                Path name = existing.getFileName();
+                if (name == null) {
+                    return p;
+                }
+                rest = rest == null ? name : name.resolve(rest);
+                existing = existing.getParent();
+            }
+        }
+        return p;
     }
 
     private boolean browsable(Path real) {
@@ -174,7 +200,7 @@ public final class BrowseFilesystem {
     }
 
     private static WorkspaceException invalid(String message) {
-        return new WorkspaceException.Validation(FileErrorCodes.PATH_INVALID, message);
+        return new WorkspaceException.Validation(FileErrorCodes.INVALID_PATH, message);
     }
 
     private static WorkspaceException notAllowed() {

@@ -72,7 +72,9 @@ public final class RunEngine implements AutoCloseable {
     }
 
     /**
-     * Opens the engine on a store: recovers runs a previous process left unfinished, then accepts runs.
+     * Opens the engine on a store: recovers runs a previous process left unfinished, then accepts runs. Programs
+     * outside this module get their engine from {@code WorkspaceEngine.open(config).runs()} (the store package is
+     * not exported); {@code EngineConfig.withRuns} sets its settings.
      */
     public static RunEngine open(Store store, RunSettings settings, Clock clock) {
         RunEngine engine = new RunEngine(Objects.requireNonNull(store, "store"),

@@ -45,7 +45,8 @@ public final class Store implements AutoCloseable {
      * order does not matter and numbers may have gaps (families land on separate branches). Never edit a released
      * one: add a new file.
      */
-    private static final List<String> MIGRATIONS = List.of("V001__accounts.sql", "V003__runs.sql");
+    private static final List<String> MIGRATIONS = List.of(
+            "V001__accounts.sql", "V002__projects.sql", "V003__runs.sql");
     private static final Pattern MIGRATION_NAME = Pattern.compile("V(\\d{3,})__[a-z0-9_]+\\.sql");
     private static final long PG_MIGRATION_LOCK = 0x4157_5350L;
 

@@ -19,7 +19,17 @@ import org.agentworkspace.api.WorkspaceException;
 public final class Json {
     private final ObjectMapper mapper;
 
+    /** Strings in request bodies up to 16 MiB. */
     public Json() {
+        this(16L * 1024 * 1024);
+    }
+
+    /**
+     * @param maxStringLength the longest string a request body may hold (at least 16 MiB is used), so the content
+     *                        of the largest file a route accepts always fits
+     */
+    public Json(long maxStringLength) {
+        int limit = (int) Math.min(Integer.MAX_VALUE - 16, Math.max(16L * 1024 * 1024, maxStringLength));
         JsonMapper m = JsonMapper.builder()
                 .enable(StreamReadFeature.STRICT_DUPLICATE_DETECTION)
                 .enable(DeserializationFeature.FAIL_ON_TRAILING_TOKENS)
@@ -28,7 +38,7 @@ public final class Json {
                 .serializationInclusion(JsonInclude.Include.ALWAYS)
                 .build();
         m.getFactory().setStreamReadConstraints(StreamReadConstraints.builder().maxNestingDepth(64)
-                .maxStringLength(16 * 1024 * 1024).build());
+                .maxStringLength(limit).build());
         this.mapper = m;
     }
 

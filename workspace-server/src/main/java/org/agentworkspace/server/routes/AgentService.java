@@ -8,6 +8,7 @@ import java.util.LinkedHashMap;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
+import java.util.function.LongFunction;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
@@ -50,11 +51,17 @@ public final class AgentService extends ApiService {
     private final Repositories repos;
     private final ObjectMapper mapper = new ObjectMapper();
     private final RunStreams streams;
+    private final LongFunction<Optional<String>> storedToken;
 
-    public AgentService(AgentRuns runs, Repositories repos, Guard guard, RouteTable table) {
+    /**
+     * @param storedToken the user's stored git token (used when the request has no {@code githubToken})
+     */
+    public AgentService(AgentRuns runs, Repositories repos, LongFunction<Optional<String>> storedToken, Guard guard,
+                        RouteTable table) {
         super("agent", guard, table);
         this.runs = runs;
         this.repos = repos;
+        this.storedToken = storedToken;
         this.streams = new RunStreams(mapper, runs);
     }
 
@@ -68,6 +75,10 @@ public final class AgentService extends ApiService {
                            Optional<Repositories.RepositoryUrl> githubUrl, Optional<String> githubToken,
                            Optional<String> branchName, boolean createBranch, boolean createPr, String sessionId,
                            boolean stream, boolean cleanup) {
+        Request withGithubToken(Optional<String> token) {
+            return new Request(message, provider, model, projectPath, githubUrl, token, branchName, createBranch,
+                    createPr, sessionId, stream, cleanup);
+        }
     }
 
     private Request parse(JsonNode body) {
@@ -126,8 +137,10 @@ public final class AgentService extends ApiService {
     }
 
     private void run(Call call) throws Exception {
-        Request req = parse(call.body());
+        Request parsed = parse(call.body());
         Principal principal = call.principal();
+        Request req = parsed.githubToken().isPresent() || !(parsed.githubUrl().isPresent() || parsed.createBranch())
+                ? parsed : parsed.withGithubToken(storedToken.apply(principal.user().id()));
         boolean ndjson = prefersNdjson(call);
         Repositories.Checkout checkout = null;
         Path project = req.projectPath();
@@ -141,7 +154,7 @@ public final class AgentService extends ApiService {
             }
             if (req.createPr() && req.githubToken().isEmpty()) {
                 throw new WorkspaceException.Validation(AgentErrorCodes.GIT_TOKEN_REQUIRED,
-                        "createPR needs githubToken");
+                        "createPR needs githubToken or a stored git token");
             }
             Map<String, Object> meta = new LinkedHashMap<>();
             meta.put("route", "agent");

@@ -107,6 +107,20 @@ class AutomationRouteTest {
     }
 
     @Test
+    void aProjectIdNamesARegisteredProject() throws Exception {
+        Path dir = Files.createDirectories(tmp.resolve("registered-project"));
+        String name = expect(s.post("/api/projects/quick-start", Map.of("path", dir.toString()), bearer(session)),
+                200, null).path("name").asText();
+        JsonNode run = expect(s.post("/api/automation/run", Map.of("prompt", "Say hello", "projectId", name),
+                "X-API-Key", key, "X-Forwarded-For", "203.0.113.9"), 202, null);
+        assertEquals(name, run.path("projectId").asText());
+        JsonNode done = await(run.path("id").asText());
+        assertEquals("completed", done.path("status").asText(), done.toString());
+        JsonNode listed = expect(s.get("/api/automation/runs?projectId=" + name, "X-API-Key", key), 200, null);
+        assertEquals(1, listed.size(), listed.toString());
+    }
+
+    @Test
     void theMarkerPicksTheAgentAndIsRemoved() throws Exception {
         JsonNode run = startRun("[agent:codex] Say hello", null);
         assertEquals("codex", run.path("agentType").asText());

@@ -11,10 +11,8 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
-import java.util.Optional;
 import org.agentworkspace.testkit.contract.ContractClient.Session;
 import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
@@ -24,8 +22,8 @@ import org.junit.jupiter.api.extension.ExtendWith;
 /**
  * {@code POST /api/agent}: API key only (401 otherwise), 400 for a missing message, a missing project, an unknown
  * provider and an invalid repository URL, all before anything runs; safe against a real deployment. A full run
- * (buffered and SSE) only when the target is local ({@code aw.contract.local=true}: same host, fake CLIs
- * configured), since it needs a project directory on the server's host; otherwise it is skipped with the reason.
+ * (buffered and SSE) only when the target is local ({@link ContractHost}: same host, with fake CLIs configured as
+ * the embedded target does), since it needs a project directory on the server's host; otherwise it is skipped.
  */
 @Tag("contract")
 @ExtendWith(ContractExtension.class)
@@ -49,11 +47,6 @@ class AgentContractTest {
     @AfterAll
     void tearDown(ContractClient client) {
         client.delete("/api/settings/api-keys/" + keyId).as(session).send().expectStatus(200);
-    }
-
-    static Optional<String> notLocal() {
-        return Boolean.getBoolean("aw.contract.local") ? Optional.empty()
-                : Optional.of("the target is not local (set aw.contract.local=true with fake CLIs configured)");
     }
 
     @Test
@@ -80,10 +73,8 @@ class AgentContractTest {
     }
 
     @Test
-    void aBufferedRunAndAStreamedRun(ContractClient client) throws IOException {
-        Optional<String> why = notLocal();
-        why.ifPresent(r -> System.out.println("SKIPPED AgentContractTest full run: " + r));
-        Assumptions.assumeTrue(why.isEmpty(), () -> why.orElse(""));
+    void aBufferedRunAndAStreamedRun(ContractClient client, ContractHost host) throws IOException {
+        host.assumeLocal("a full agent run (project folder and fake CLIs on the service's host)");
         Path project = Files.createTempDirectory("aw-contract-agent");
         JsonNode r = client.post(AGENT).as(key).json(body("message", "Say hello", "provider", "claude",
                 "projectPath", project.toString(), "stream", false)).send().expectStatus(200).json();

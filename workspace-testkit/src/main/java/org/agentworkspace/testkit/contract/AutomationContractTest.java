@@ -11,10 +11,8 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
-import java.util.Optional;
 import org.agentworkspace.testkit.contract.ContractClient.Session;
 import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
@@ -24,7 +22,7 @@ import org.junit.jupiter.api.extension.ExtendWith;
 /**
  * {@code POST /api/automation/run} and the run routes: authentication and scopes, validation, unknown runs; a full
  * run (accepted, read back, followed over SSE to {@code done}) only against a local target with fake CLIs
- * ({@code aw.contract.local=true}).
+ * ({@link ContractHost}).
  */
 @Tag("contract")
 @ExtendWith(ContractExtension.class)
@@ -73,10 +71,8 @@ class AutomationContractTest {
     }
 
     @Test
-    void aRunIsAcceptedReadBackAndFollowed(ContractClient client) throws IOException {
-        Optional<String> why = AgentContractTest.notLocal();
-        why.ifPresent(r -> System.out.println("SKIPPED AutomationContractTest full run: " + r));
-        Assumptions.assumeTrue(why.isEmpty(), () -> why.orElse(""));
+    void aRunIsAcceptedReadBackAndFollowed(ContractClient client, ContractHost host) throws IOException {
+        host.assumeLocal("a full automation run (project folder and fake CLIs on the service's host)");
         Path project = Files.createTempDirectory("aw-contract-automation");
         JsonNode run = client.post(RUN).as(session).json(body("prompt", "[agent:codex] Say hello", "projectPath",
                 project.toString())).send().expectStatus(202).json();

@@ -29,6 +29,11 @@ public final class ContractExtension implements ParameterResolver {
     public static final String PASSWORD = "aw.contract.password";
     /** Environment variable holding the password. */
     public static final String PASSWORD_ENV = "AW_CONTRACT_PASSWORD";
+    /**
+     * {@code true} when the configured service runs on this host and shares its filesystem (a provider says so
+     * itself through {@link ContractTargetProvider#local()}).
+     */
+    public static final String LOCAL = "aw.contract.local";
 
     private static final System.Logger LOG = System.getLogger(ContractExtension.class.getName());
     private static final ExtensionContext.Namespace NAMESPACE = ExtensionContext.Namespace.create(ContractExtension.class);
@@ -36,13 +41,18 @@ public final class ContractExtension implements ParameterResolver {
     @Override
     public boolean supportsParameter(ParameterContext parameter, ExtensionContext context) {
         Class<?> type = parameter.getParameter().getType();
-        return type == ContractClient.class || type == ContractTarget.class || type == OpenApiContract.class;
+        return type == ContractClient.class || type == ContractTarget.class || type == OpenApiContract.class
+                || type == ContractHost.class;
     }
 
     @Override
     public Object resolveParameter(ParameterContext parameter, ExtensionContext context) {
-        ContractClient client = environment(context).client();
+        Environment environment = environment(context);
+        ContractClient client = environment.client();
         Class<?> type = parameter.getParameter().getType();
+        if (type == ContractHost.class) {
+            return new ContractHost(environment.local());
+        }
         if (type == ContractTarget.class) {
             return client.target();
         }
@@ -80,7 +90,8 @@ public final class ContractExtension implements ParameterResolver {
     }
 
     /** The resolved target and its client; closes the provider at the end of the run. */
-    private record Environment(ContractClient client, ContractTargetProvider provider) implements AutoCloseable {
+    private record Environment(ContractClient client, ContractTargetProvider provider, boolean local)
+            implements AutoCloseable {
         static Environment start(Function<String, Optional<String>> config, Map<String, String> env) {
             Optional<ContractTarget> configured = configuredTarget(config, env);
             ContractTargetProvider provider = null;
@@ -102,7 +113,9 @@ public final class ContractExtension implements ParameterResolver {
             }
             ContractClient client = ContractClient.create(target);
             setUpIfNeeded(client);
-            return new Environment(client, provider);
+            boolean local = provider != null ? provider.local()
+                    : config.apply(LOCAL).map(v -> v.strip().equalsIgnoreCase("true")).orElse(false);
+            return new Environment(client, provider, local);
         }
 
         private static void setUpIfNeeded(ContractClient client) {

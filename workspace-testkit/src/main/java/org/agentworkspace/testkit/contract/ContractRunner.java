@@ -40,12 +40,14 @@ public final class ContractRunner {
     private static final String PACKAGE = ContractRunner.class.getPackageName();
     private static final String USAGE_TEXT = """
             usage: java -jar workspace-testkit-runner.jar --base-url URL --username NAME \
-            (--password-env VARIABLE | --password-stdin) [--test CLASS_NAME_REGEX]
+            (--password-env VARIABLE | --password-stdin) [--test CLASS_NAME_REGEX] [--local]
               --base-url URL          the service, for example http://127.0.0.1:3001
               --username NAME         the account to use (registered first if the service needs setup)
               --password-env VAR      read the password from environment variable VAR
               --password-stdin        read the password from the first line of standard input
-              --test REGEX            run only contract test classes whose simple name matches (default: all)""";
+              --test REGEX            run only contract test classes whose simple name matches (default: all)
+              --local                 the service runs on this host and shares its files: also run the tests
+                                      that prepare folders (git repositories) with local tools""";
 
     private ContractRunner() {
     }
@@ -92,6 +94,7 @@ public final class ContractRunner {
                 .configurationParameter(ContractExtension.BASE_URL, options.baseUrl())
                 .configurationParameter(ContractExtension.USERNAME, options.username())
                 .configurationParameter(ContractExtension.PASSWORD, options.password())
+                .configurationParameter(ContractExtension.LOCAL, Boolean.toString(options.local()))
                 .build();
         Results results = new Results(out);
         try (LauncherSession session = LauncherFactory.openSession()) {
@@ -173,13 +176,14 @@ public final class ContractRunner {
         }
     }
 
-    private record Options(String baseUrl, String username, String password, String testPattern) {
+    private record Options(String baseUrl, String username, String password, String testPattern, boolean local) {
         static Options parse(List<String> args, Map<String, String> env, InputStream stdin) {
             String baseUrl = null;
             String username = null;
             String password = null;
             String passwordSource = null;
             String test = ".*ContractTest";
+            boolean local = false;
             List<String> rest = new ArrayList<>(args);
             while (!rest.isEmpty()) {
                 String arg = rest.removeFirst();
@@ -190,6 +194,7 @@ public final class ContractRunner {
                     case "--base-url" -> baseUrl = value(arg, rest);
                     case "--username" -> username = value(arg, rest);
                     case "--test" -> test = value(arg, rest);
+                    case "--local" -> local = true;
                     case "--password-env" -> {
                         passwordSource = once(passwordSource, arg);
                         String variable = value(arg, rest);
@@ -218,7 +223,7 @@ public final class ContractRunner {
             if (password == null) {
                 throw new IllegalArgumentException("a password is required: --password-env VAR or --password-stdin");
             }
-            return new Options(baseUrl, username, password, test);
+            return new Options(baseUrl, username, password, test, local);
         }
 
         private static String once(String previous, String arg) {

@@ -11,6 +11,15 @@ public interface ContractTargetProvider extends AutoCloseable {
     /** Starts (or locates) the service and returns where it is and which account to use. */
     ContractTarget start() throws Exception;
 
+    /**
+     * {@code true} when the service runs on this host and sees this host's files, so tests may prepare folders (a
+     * git repository with a bare remote, say) with local tools and hand their paths to the service. The default is
+     * {@code false}.
+     */
+    default boolean local() {
+        return false;
+    }
+
     /** Stops what {@link #start()} started; failures are the provider's to report. The default does nothing. */
     @Override
     default void close() {

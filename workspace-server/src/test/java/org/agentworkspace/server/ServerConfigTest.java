@@ -1,0 +1,56 @@
+package org.agentworkspace.server;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+
+import org.junit.jupiter.api.Test;
+
+/** The settings of the files and git families: defaults, environment, flags, validation. */
+class ServerConfigTest {
+    private static final String HOME = System.getProperty("user.home");
+
+    @Test
+    void defaultsAreTheHomeFolderGithubAndTenMebibytes() {
+        ServerConfig c = ServerConfig.from(Map.of(), List.of());
+        assertEquals(List.of(Path.of(HOME)), c.browseRoots());
+        assertEquals(Set.of("https://github.com"), c.gitCredentialOrigins());
+        assertEquals(10L << 20, c.fileLimits().maxReadBytes());
+        assertEquals(10L << 20, c.fileLimits().maxWriteBytes());
+        assertEquals(2 * (10L << 20) + 64 * 1024, c.maxFileBodyBytes());
+        assertEquals(1024 * 1024, c.maxPayloadBytes());
+    }
+
+    @Test
+    void environmentThenFlags() {
+        ServerConfig env = ServerConfig.from(Map.of("AW_BROWSE_ROOTS", "~/code, /srv/projects",
+                "AW_GIT_CREDENTIAL_ORIGINS", "https://GitLab.example.org:443,https://github.com",
+                "AW_MAX_FILE_BYTES", "2048"), List.of());
+        assertEquals(List.of(Path.of(HOME, "code"), Path.of("/srv/projects")), env.browseRoots());
+        assertEquals(Set.of("https://gitlab.example.org", "https://github.com"), env.gitCredentialOrigins());
+        assertEquals(2048, env.fileLimits().maxWriteBytes());
+        assertEquals(1024 * 1024, env.maxFileBodyBytes(), "never below the default body limit");
+
+        ServerConfig flags = ServerConfig.from(Map.of("AW_BROWSE_ROOTS", "/srv"), List.of("--browse-roots",
+                "/data/a,/data/b", "--git-credential-origins=https://git.example.com:8443", "--max-file-bytes",
+                "4194304"));
+        assertEquals(List.of(Path.of("/data/a"), Path.of("/data/b")), flags.browseRoots());
+        assertEquals(Set.of("https://git.example.com:8443"), flags.gitCredentialOrigins());
+        assertEquals(2L * 4194304 + 64 * 1024, flags.maxFileBodyBytes());
+        assertEquals(Set.of("https://git.example.com:8443"), flags.vcsOptions().credentialOrigins());
+    }
+
+    @Test
+    void badValuesStopTheStart() {
+        for (List<String> args : List.of(List.of("--browse-roots", "relative/dir"), List.of("--browse-roots", ","),
+                List.of("--git-credential-origins", "https://github.com/some/path"),
+                List.of("--git-credential-origins", "not an origin"), List.of("--max-file-bytes", "10"),
+                List.of("--max-file-bytes", "lots"))) {
+            assertThrows(IllegalArgumentException.class, () -> ServerConfig.from(Map.of(), args), args.toString());
+        }
+    }
+}
