@@ -9,6 +9,10 @@ module org.agentworkspace.core {
     requires org.postgresql.jdbc;
     requires org.bouncycastle.provider;
     requires com.fasterxml.jackson.databind;
+    requires org.eclipse.jgit;
+    requires com.googlecode.javaewah;
+    requires org.apache.commons.codec;
+    requires java.net.http;
 
     exports org.agentworkspace.core;
     exports org.agentworkspace.core.auth;
@@ -17,6 +21,7 @@ module org.agentworkspace.core {
     exports org.agentworkspace.core.projects;
     exports org.agentworkspace.core.secrets;
     exports org.agentworkspace.core.runs;
+    exports org.agentworkspace.core.agent;
 
     uses org.agentworkspace.api.vcs.VcsFactory;
 

@@ -12,6 +12,7 @@ import java.util.stream.Collectors;
 
 import org.agentworkspace.api.vcs.VcsOptions;
 import org.agentworkspace.core.EngineConfig;
+import org.agentworkspace.core.agent.AgentSettings;
 import org.agentworkspace.core.files.FileLimits;
 
 /**
@@ -36,11 +37,14 @@ import org.agentworkspace.core.files.FileLimits;
  * @param gitCredentialOrigins    origins ({@code https://host[:port]}) to which a user's git token is sent on push
  *                                and pull (default {@code https://github.com})
  * @param fileLimits              largest file read or written through the file API, most entries listed
+ * @param agent                   how agent runs are launched: configured CLI paths, provider environment, clone
+ *                                allow-list, GitHub API, trusted local project paths (docs/agent-runs.md)
  */
 public record ServerConfig(String host, int port, EngineConfig engine, Set<String> allowedHosts,
                            Set<String> allowedOrigins, Set<String> trustedProxies, boolean legacyQueryCredentials,
                            boolean secureCookies, long maxPayloadBytes, int maxHeaderBytes, Duration shutdownGrace,
-                           List<Path> browseRoots, Set<String> gitCredentialOrigins, FileLimits fileLimits) {
+                           List<Path> browseRoots, Set<String> gitCredentialOrigins, FileLimits fileLimits,
+                           AgentSettings agent) {
 
     public static final String DEFAULT_HOST = "127.0.0.1";
     public static final int DEFAULT_PORT = 3001;
@@ -70,6 +74,7 @@ public record ServerConfig(String host, int port, EngineConfig engine, Set<Strin
         // normalises and validates each origin (scheme://host[:port]); a bad one stops the start
         gitCredentialOrigins = VcsOptions.defaults().withCredentialOrigins(gitCredentialOrigins).credentialOrigins();
         java.util.Objects.requireNonNull(fileLimits, "fileLimits");
+        java.util.Objects.requireNonNull(agent, "agent");
     }
 
     /** The body limit of the routes that carry file content: twice the largest file, plus 64 KiB for the rest. */
@@ -90,42 +95,49 @@ public record ServerConfig(String host, int port, EngineConfig engine, Set<Strin
     public static ServerConfig forDataDir(Path dataDir) {
         return new ServerConfig(DEFAULT_HOST, DEFAULT_PORT, EngineConfig.create(dataDir), Set.of(), Set.of(),
                 Set.of(), false, false, 1024 * 1024, 16 * 1024, Duration.ofSeconds(3),
-                List.of(Path.of(System.getProperty("user.home"))), Set.of("https://github.com"), FileLimits.defaults());
+                List.of(Path.of(System.getProperty("user.home"))), Set.of("https://github.com"), FileLimits.defaults(),
+                AgentSettings.defaults());
     }
 
     public ServerConfig withPort(int p) {
         return new ServerConfig(host, p, engine, allowedHosts, allowedOrigins, trustedProxies, legacyQueryCredentials,
-                secureCookies, maxPayloadBytes, maxHeaderBytes, shutdownGrace, browseRoots, gitCredentialOrigins, fileLimits);
+                secureCookies, maxPayloadBytes, maxHeaderBytes, shutdownGrace, browseRoots, gitCredentialOrigins, fileLimits, agent);
     }
 
     public ServerConfig withHost(String h) {
         return new ServerConfig(h, port, engine, allowedHosts, allowedOrigins, trustedProxies, legacyQueryCredentials,
-                secureCookies, maxPayloadBytes, maxHeaderBytes, shutdownGrace, browseRoots, gitCredentialOrigins, fileLimits);
+                secureCookies, maxPayloadBytes, maxHeaderBytes, shutdownGrace, browseRoots, gitCredentialOrigins, fileLimits, agent);
     }
 
     public ServerConfig withEngine(EngineConfig e) {
         return new ServerConfig(host, port, e, allowedHosts, allowedOrigins, trustedProxies, legacyQueryCredentials,
-                secureCookies, maxPayloadBytes, maxHeaderBytes, shutdownGrace, browseRoots, gitCredentialOrigins, fileLimits);
+                secureCookies, maxPayloadBytes, maxHeaderBytes, shutdownGrace, browseRoots, gitCredentialOrigins, fileLimits, agent);
+    }
+
+    public ServerConfig withAgent(AgentSettings a) {
+        return new ServerConfig(host, port, engine, allowedHosts, allowedOrigins, trustedProxies, legacyQueryCredentials,
+                secureCookies, maxPayloadBytes, maxHeaderBytes, shutdownGrace, browseRoots, gitCredentialOrigins, fileLimits,
+                a);
     }
 
     public ServerConfig withLegacyQueryCredentials(boolean on) {
         return new ServerConfig(host, port, engine, allowedHosts, allowedOrigins, trustedProxies, on,
-                secureCookies, maxPayloadBytes, maxHeaderBytes, shutdownGrace, browseRoots, gitCredentialOrigins, fileLimits);
+                secureCookies, maxPayloadBytes, maxHeaderBytes, shutdownGrace, browseRoots, gitCredentialOrigins, fileLimits, agent);
     }
 
     public ServerConfig withBrowseRoots(List<Path> roots) {
         return new ServerConfig(host, port, engine, allowedHosts, allowedOrigins, trustedProxies, legacyQueryCredentials,
-                secureCookies, maxPayloadBytes, maxHeaderBytes, shutdownGrace, roots, gitCredentialOrigins, fileLimits);
+                secureCookies, maxPayloadBytes, maxHeaderBytes, shutdownGrace, roots, gitCredentialOrigins, fileLimits, agent);
     }
 
     public ServerConfig withGitCredentialOrigins(Set<String> origins) {
         return new ServerConfig(host, port, engine, allowedHosts, allowedOrigins, trustedProxies, legacyQueryCredentials,
-                secureCookies, maxPayloadBytes, maxHeaderBytes, shutdownGrace, browseRoots, origins, fileLimits);
+                secureCookies, maxPayloadBytes, maxHeaderBytes, shutdownGrace, browseRoots, origins, fileLimits, agent);
     }
 
     public ServerConfig withFileLimits(FileLimits limits) {
         return new ServerConfig(host, port, engine, allowedHosts, allowedOrigins, trustedProxies, legacyQueryCredentials,
-                secureCookies, maxPayloadBytes, maxHeaderBytes, shutdownGrace, browseRoots, gitCredentialOrigins, limits);
+                secureCookies, maxPayloadBytes, maxHeaderBytes, shutdownGrace, browseRoots, gitCredentialOrigins, limits, agent);
     }
 
     /** True when bound to a loopback address only (then the Host header is checked against known names). */
@@ -152,7 +164,12 @@ public record ServerConfig(String host, int port, EngineConfig engine, Set<Strin
                 Map.entry("AW_SECURE_COOKIES", "secure-cookies"), Map.entry("AW_SESSION_HOURS", "session-hours"),
                 Map.entry("AW_MAX_PAYLOAD_BYTES", "max-payload-bytes"), Map.entry("AW_BROWSE_ROOTS", "browse-roots"),
                 Map.entry("AW_GIT_CREDENTIAL_ORIGINS", "git-credential-origins"),
-                Map.entry("AW_MAX_FILE_BYTES", "max-file-bytes"));
+                Map.entry("AW_MAX_FILE_BYTES", "max-file-bytes"), Map.entry("AW_CLI_PATH", "cli-path"),
+                Map.entry("AW_CLONE_ALLOWED_HOSTS", "clone-allowed-hosts"),
+                Map.entry("AW_GITHUB_API_URL", "github-api-url"),
+                Map.entry("AW_TRUST_LOCAL_PROJECT_PATHS", "trust-local-project-paths"),
+                Map.entry("AW_PROVIDER_ENV", "provider-env"),
+                Map.entry("AW_MAX_CONCURRENT_RUNS", "max-concurrent-runs"));
         envNames.forEach((e, k) -> {
             String val = env.get(e);
             if (val != null && !val.isBlank()) {
@@ -186,6 +203,10 @@ public record ServerConfig(String host, int port, EngineConfig engine, Set<Strin
         ServerConfig d = defaults();
         Path dataDir = v.containsKey("data-dir") ? Path.of(expandHome(v.get("data-dir"))) : d.engine().dataDir();
         EngineConfig engine = EngineConfig.create(dataDir).withJdbcUrl(v.get("db-url"));
+        if (v.containsKey("max-concurrent-runs")) {
+            engine = engine.withRuns(engine.runs().withLimits(parseInt(v.get("max-concurrent-runs"),
+                    "max-concurrent-runs"), engine.runs().perProviderLimits()));
+        }
         if (v.containsKey("session-hours")) {
             engine = engine.withAuth(engine.auth().withSessionLifetime(
                     Duration.ofHours(parseInt(v.get("session-hours"), "session-hours"))));
@@ -200,8 +221,50 @@ public record ServerConfig(String host, int port, EngineConfig engine, Set<Strin
                 v.containsKey("git-credential-origins") ? list(v.get("git-credential-origins"))
                         : d.gitCredentialOrigins(),
                 v.containsKey("max-file-bytes") ? fileLimits(parseInt(v.get("max-file-bytes"), "max-file-bytes"))
-                        : d.fileLimits());
+                        : d.fileLimits(), agent(v));
     }
+
+    /**
+     * {@code --cli-path} is a comma list of {@code provider=path} (or a bare path for every provider);
+     * {@code --clone-allowed-hosts} a comma list of hosts; {@code --github-api-url} a URL;
+     * {@code --trust-local-project-paths} true/false; {@code --provider-env} a comma list of
+     * {@code provider:NAME=VALUE} ({@code *} for every provider) added to the CLIs' environments.
+     */
+    private static AgentSettings agent(Map<String, String> v) {
+        AgentSettings a = AgentSettings.defaults();
+        if (v.containsKey("cli-path")) {
+            Map<String, Path> bins = new java.util.HashMap<>();
+            for (String item : list(v.get("cli-path"))) {
+                int eq = item.indexOf('=');
+                bins.put(eq < 0 ? "*" : item.substring(0, eq).strip(),
+                        Path.of(expandHome(eq < 0 ? item : item.substring(eq + 1).strip())));
+            }
+            a = a.withBinaries(bins);
+        }
+        if (v.containsKey("clone-allowed-hosts") || v.containsKey("github-api-url")) {
+            a = a.withClone(v.containsKey("clone-allowed-hosts") ? list(v.get("clone-allowed-hosts"))
+                    : a.cloneAllowedHosts(), a.insecureCloneHosts(), v.containsKey("github-api-url")
+                    ? java.net.URI.create(v.get("github-api-url").strip()) : a.githubApiUrl());
+        }
+        if (v.containsKey("provider-env")) {
+            Map<String, Map<String, String>> env = new java.util.HashMap<>();
+            for (String item : list(v.get("provider-env"))) {
+                int colon = item.indexOf(':');
+                int eq = item.indexOf('=');
+                if (colon < 1 || eq < colon + 2) {
+                    throw new IllegalArgumentException("--provider-env items are provider:NAME=VALUE");
+                }
+                env.computeIfAbsent(item.substring(0, colon), k -> new java.util.HashMap<>())
+                        .put(item.substring(colon + 1, eq), item.substring(eq + 1));
+            }
+            a = a.withProviderEnv(env);
+        }
+        if (v.containsKey("trust-local-project-paths")) {
+            a = a.withTrustLocalProjectPaths(bool(v.get("trust-local-project-paths")));
+        }
+        return a;
+    }
+
 
     /** A comma-separated list of absolute folders; {@code ~} and {@code ~/...} are expanded. */
     private static List<Path> browseRoots(String s) {

@@ -12,7 +12,12 @@ import io.helidon.webserver.http.HttpRouting;
 import io.helidon.webserver.http1.Http1Config;
 
 import org.agentworkspace.api.ErrorCodes;
+import org.agentworkspace.api.provider.AgentProviders;
 import org.agentworkspace.core.WorkspaceEngine;
+import org.agentworkspace.api.vcs.GitCredentials;
+import org.agentworkspace.core.agent.AgentRuns;
+import org.agentworkspace.core.agent.AgentSettings;
+import org.agentworkspace.core.agent.Repositories;
 import org.agentworkspace.server.http.BuildInfo;
 import org.agentworkspace.server.http.ErrorResponses;
 import org.agentworkspace.server.http.Filters;
@@ -21,8 +26,10 @@ import org.agentworkspace.server.http.Json;
 import org.agentworkspace.server.http.OpenApiDocument;
 import org.agentworkspace.server.http.RouteTable;
 import org.agentworkspace.server.http.SessionTokens;
+import org.agentworkspace.server.routes.AgentService;
 import org.agentworkspace.core.files.BrowseFilesystem;
 import org.agentworkspace.server.routes.ApiKeyService;
+import org.agentworkspace.server.routes.AutomationService;
 import org.agentworkspace.server.routes.AuthService;
 import org.agentworkspace.server.routes.BrowseService;
 import org.agentworkspace.server.routes.FilesService;
@@ -51,7 +58,8 @@ public final class WorkspaceServer implements AutoCloseable {
 
     /** What the routing needs, built once per server. */
     public record Context(WorkspaceEngine engine, ServerConfig config, Json json, SessionTokens tokens, Guard guard,
-                          ErrorResponses errors, BuildInfo build, OpenApiDocument openApi, BrowseFilesystem browser) {
+                          ErrorResponses errors, BuildInfo build, OpenApiDocument openApi, BrowseFilesystem browser,
+                          AgentRuns agentRuns, Repositories repositories) {
         public static Context create(WorkspaceEngine engine, ServerConfig config, Map<String, String> env) {
             Json json = new Json(config.maxFileBodyBytes());
             SessionTokens tokens = new SessionTokens(engine.signingSecret(), engine.config().clock(),
@@ -59,8 +67,15 @@ public final class WorkspaceServer implements AutoCloseable {
             Guard guard = new Guard(engine.auth(), tokens, config, json);
             BrowseFilesystem browser = BrowseFilesystem.create(config.browseRoots(),
                     Path.of(System.getProperty("user.home")), config.fileLimits().maxEntries(), false);
+            // children inherit the allow-listed variables of this process's real environment (PATH, HOME, ...)
+            // projectId names a project of the registry
+            AgentSettings agent = config.agent().withProjects(id -> engine.projects().find(id)
+                    .map(p -> Path.of(p.path())));
+            AgentRuns agentRuns = AgentRuns.create(engine.runs(), AgentProviders.load(), engine.config().dataDir(),
+                    System.getenv(), agent);
             return new Context(engine, config, json, tokens, guard, new ErrorResponses(json), BuildInfo.detect(env),
-                    OpenApiDocument.load(), browser);
+                    OpenApiDocument.load(), browser, agentRuns,
+                    new Repositories(config.agent(), engine.config().dataDir()));
         }
     }
 
@@ -84,7 +99,11 @@ public final class WorkspaceServer implements AutoCloseable {
                 new GitService(ctx.engine().projects(), ctx.engine().gitTokens(), ctx.config().vcsOptions(),
                         ctx.guard(), table),
                 new GitTokenService(ctx.engine().gitTokens(), ctx.guard(), table),
-                new BrowseService(ctx.browser(), defaultBrowsePath(ctx.config()), ctx.guard(), table));
+                new BrowseService(ctx.browser(), defaultBrowsePath(ctx.config()), ctx.guard(), table),
+                new AgentService(ctx.agentRuns(), ctx.repositories(),
+                        userId -> ctx.engine().gitTokens().credentials(userId).map(GitCredentials::token),
+                        ctx.guard(), table),
+                new AutomationService(ctx.agentRuns(), ctx.config(), ctx.guard(), table));
         routing.any((req, res) -> {
             List<String> methods = table.methodsFor(req.path().path());
             if (methods.isEmpty()) {

@@ -18,7 +18,10 @@ public final class EmbeddedContractTarget implements ContractTargetProvider {
     @Override
     public ContractTarget start() throws Exception {
         Path dir = Files.createTempDirectory("aw-contract-");
-        server = WorkspaceServer.start(ServerConfig.forDataDir(dir).withPort(0), Map.of());
+        // the agent-run contract tests run full runs when the target is local: fake CLIs on this host
+        Path bin = org.agentworkspace.testkit.fakecli.FakeClis.install(dir.resolve("fake-bin"));
+        server = WorkspaceServer.start(ServerConfig.forDataDir(dir).withPort(0).withAgent(
+                org.agentworkspace.core.agent.AgentSettings.defaults().withBinaries(Map.of("*", bin))), Map.of());
         return ContractTarget.of("http://127.0.0.1:" + server.port(), "contract-admin", "contract-admin-password");
     }
 

@@ -121,7 +121,8 @@ class SecurityMatrixTest {
 
     /** The route's path with real ids and names, and the query a GET needs to succeed. */
     static String concretePath(RouteTable.Route r) {
-        String path = r.path().replace("{keyId}", key[0]).replace("{userId}", bobId).replace("{projectName}", project);
+        String path = r.path().replace("{keyId}", key[0]).replace("{userId}", bobId).replace("{projectName}", project)
+                .replace("{runId}", "run_none");
         return switch (r.method() + " " + r.path()) {
             case "GET /api/projects/{projectName}/file" -> path + "?path=a.txt";
             case "GET /api/projects/{projectName}/files" -> path + "?path=dir";
@@ -146,13 +147,15 @@ class SecurityMatrixTest {
             case "POST /api/git/push", "POST /api/git/pull" -> Map.of("project", project);
             case "POST /api/git/checkout" -> Map.of("project", project, "branch", "other");
             case "PUT /api/settings/git-token" -> Map.of("token", "sneaky-token-0123456789");
+            case "POST /api/agent" -> Map.of("message", "sneaky", "projectPath", work.toString(), "stream", false);
+            case "POST /api/automation/run" -> Map.of("prompt", "sneaky", "projectPath", work.toString());
             default -> r.method().equals("GET") ? null : Map.of();
         };
     }
 
     /** Users, keys, projects, the project's files and git state, and the git token, as the administrator sees them. */
     static String state() {
-        String users = s.get("/api/users", bearer(admin)).body();
+        String users = s.get("/api/users", bearer(admin)).body() + s.get("/api/automation/runs", bearer(admin)).body();
         String keys = s.get("/api/settings/api-keys", bearer(admin)).body().replaceAll("\"last_used\":(null|\"[^\"]*\")", "");
         String projects = s.get("/api/projects", bearer(admin)).body();
         String files = s.get("/api/projects/" + project + "/files", bearer(admin)).body()

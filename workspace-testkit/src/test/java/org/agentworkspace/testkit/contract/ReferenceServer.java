@@ -219,6 +219,16 @@ final class ReferenceServer implements AutoCloseable {
                 case "POST" -> createKey(exchange);
                 default -> throw new Failure(405, "METHOD_NOT_ALLOWED", "method not allowed");
             };
+            case "/api/agent" -> only(method, "POST", () -> agent(exchange));
+            case "/api/automation/run" -> only(method, "POST", () -> automationRun(exchange));
+            case "/api/automation/runs" -> only(method, "GET", () -> {
+                scoped(exchange, "tasks:read");
+                String q = Optional.ofNullable(exchange.getRequestURI().getRawQuery()).orElse("");
+                if (q.matches("(^|.*&)limit=0(&.*|$)")) {
+                    throw new Failure(400, "VALIDATION_FAILED", "limit must be 1-200");
+                }
+                return ok(nodes.arrayNode());
+            });
             case "/api/users" -> switch (method) {
                 case "GET" -> listUsers(exchange);
                 case "POST" -> createUser(exchange);
@@ -231,6 +241,10 @@ final class ReferenceServer implements AutoCloseable {
                         yield only(method, "DELETE", () -> deleteKey(exchange, id));
                     }
                     yield only(method, "PATCH", () -> toggleKey(exchange, id));
+                }
+                if (path.startsWith("/api/automation/runs/")) {
+                    scoped(exchange, path.endsWith("/cancel") ? "tasks:write" : "tasks:read");
+                    throw new Failure(404, "RUN_NOT_FOUND", "no such run");
                 }
                 if (user.matches()) {
                     yield only(method, "DELETE", () -> deleteUser(exchange, Long.parseLong(user.group(1))));
@@ -418,6 +432,55 @@ final class ReferenceServer implements AutoCloseable {
             throw new Failure(404, "API_KEY_NOT_FOUND", "no such key");
         }
         return key;
+    }
+
+    /** The agent-run routes up to validation: this reference runs no agents (no run is ever started). */
+    private static final Set<String> PROVIDERS = Set.of("claude", "cursor", "codex", "gemini", "qwen", "opencode",
+            "grok");
+
+    private Principal scoped(HttpExchange exchange, String scope) {
+        Principal p = authenticate(exchange);
+        if (p.viaKey() && !keys.get(p.keyId()).scopes().contains(scope)) {
+            throw new Failure(403, "INSUFFICIENT_SCOPE", "needs " + scope);
+        }
+        return p;
+    }
+
+    private Reply agent(HttpExchange exchange) throws IOException {
+        Optional<Principal> p = optionalPrincipal(exchange);
+        if (p.isEmpty() || !p.get().viaKey()) {
+            throw new Failure(401, "API_KEY_REQUIRED", "this route needs an API key");
+        }
+        scoped(exchange, "tasks:write");
+        JsonNode body = body(exchange);
+        if (!body.path("message").isTextual()) {
+            throw new Failure(400, "VALIDATION_FAILED", "message is required");
+        }
+        if (!PROVIDERS.contains(body.path("provider").asText("claude"))) {
+            throw new Failure(400, "UNKNOWN_PROVIDER", "unknown provider");
+        }
+        if (body.has("githubUrl")) {
+            if (!body.path("githubUrl").asText().matches("https://github\\.com/[A-Za-z0-9._-]+/[A-Za-z0-9._-]+")) {
+                throw new Failure(400, "INVALID_REPOSITORY_URL", "invalid repository URL");
+            }
+        } else if (!body.has("projectPath")) {
+            throw new Failure(400, "VALIDATION_FAILED", "projectPath or githubUrl is required");
+        }
+        throw new Failure(503, "PROVIDER_NOT_INSTALLED", "this reference runs no agents");
+    }
+
+    private Reply automationRun(HttpExchange exchange) throws IOException {
+        scoped(exchange, "tasks:write");
+        JsonNode body = body(exchange);
+        if (!body.path("prompt").isTextual()) {
+            throw new Failure(400, "VALIDATION_FAILED", "prompt is required");
+        }
+        Matcher marker = Pattern.compile("^\\[agent:([^\\]]+)\\]").matcher(body.path("prompt").asText());
+        String agent = body.path("agentType").asText(marker.find() ? marker.group(1) : "claude");
+        if (!PROVIDERS.contains(agent)) {
+            throw new Failure(400, "UNKNOWN_PROVIDER", "unknown provider");
+        }
+        throw new Failure(404, "PROJECT_NOT_FOUND", "no such project");
     }
 
     private Principal sessionOnly(HttpExchange exchange) {

@@ -1,0 +1,25 @@
+package org.agentworkspace.core.agent;
+
+import java.nio.file.Path;
+import java.util.Map;
+import java.util.Objects;
+
+/**
+ * One agent run as a route asks for it.
+ *
+ * @param provider        provider id ({@code claude}, …)
+ * @param prompt          the prompt (data, never an option)
+ * @param projectDir      absolute, existing working directory
+ * @param model           model id or {@code null}
+ * @param resumeSessionId the CLI session to continue, or {@code null}
+ * @param metadata        extra fields stored with the run (route, project id, user id …); plain JSON values, null allowed
+ */
+public record AgentRunRequest(String provider, String prompt, Path projectDir, String model, String resumeSessionId,
+                              Map<String, Object> metadata) {
+    public AgentRunRequest {
+        Objects.requireNonNull(provider, "provider");
+        Objects.requireNonNull(prompt, "prompt");
+        Objects.requireNonNull(projectDir, "projectDir");
+        metadata = metadata == null ? Map.of() : java.util.Collections.unmodifiableMap(new java.util.LinkedHashMap<>(metadata));
+    }
+}

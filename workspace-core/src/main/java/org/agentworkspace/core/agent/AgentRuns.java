@@ -1,0 +1,298 @@
+package org.agentworkspace.core.agent;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Optional;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+
+import org.agentworkspace.api.WorkspaceException;
+import org.agentworkspace.api.provider.AgentEvent;
+import org.agentworkspace.api.provider.AgentProvider;
+import org.agentworkspace.api.provider.AgentProviders;
+import org.agentworkspace.api.provider.BinaryLocator;
+import org.agentworkspace.api.provider.LaunchContext;
+import org.agentworkspace.api.provider.LaunchPlan;
+import org.agentworkspace.api.provider.ProviderCredentials;
+import org.agentworkspace.api.provider.RunSpec;
+import org.agentworkspace.api.provider.StreamParser;
+import org.agentworkspace.core.runs.EntryKind;
+import org.agentworkspace.core.runs.LineParser;
+import org.agentworkspace.core.runs.ProcessSpec;
+import org.agentworkspace.core.runs.RunCursor;
+import org.agentworkspace.core.runs.RunEngine;
+import org.agentworkspace.core.runs.RunEntry;
+import org.agentworkspace.core.runs.RunHandle;
+import org.agentworkspace.core.runs.RunInfo;
+import org.agentworkspace.core.runs.RunRequest;
+
+/**
+ * Starts provider CLIs through the run engine: finds the binary through the provider SPI, builds the launch plan
+ * (non-interactive permission mode, credentials from {@link ProviderCredentialsSource}), writes the plan's config
+ * files, and hands the process to {@link RunEngine} with the provider's stream parser as the run's
+ * {@link LineParser}, so the log holds the native lines and the unified events side by side.
+ */
+public final class AgentRuns {
+    private static final System.Logger LOG = System.getLogger(AgentRuns.class.getName());
+    /** Most log lines a run summary carries. */
+    public static final int MAX_LOG_LINES = 100;
+    /** Longest log line in a summary; longer ones are cut. */
+    public static final int MAX_LOG_LINE_CHARS = 2000;
+
+    private final RunEngine engine;
+    private final AgentProviders providers;
+    private final Path dataDir;
+    private final Map<String, String> serverEnv;
+    private final AgentSettings settings;
+    private final ObjectMapper mapper = new ObjectMapper();
+    private final EventJson events = new EventJson(mapper);
+
+    private AgentRuns(RunEngine engine, AgentProviders providers, Path dataDir, Map<String, String> serverEnv,
+                      AgentSettings settings) {
+        this.engine = engine;
+        this.providers = providers;
+        this.dataDir = dataDir;
+        this.serverEnv = Map.copyOf(serverEnv);
+        this.settings = settings;
+    }
+
+    /**
+     * @param serverEnv the server's environment; only the variables of {@link LaunchContext#INHERITED_VARIABLES}
+     *                  reach a child
+     */
+    public static AgentRuns create(RunEngine engine, AgentProviders providers, Path dataDir,
+                                   Map<String, String> serverEnv, AgentSettings settings) {
+        return new AgentRuns(Objects.requireNonNull(engine), Objects.requireNonNull(providers),
+                dataDir.toAbsolutePath().normalize(), serverEnv, Objects.requireNonNull(settings));
+    }
+
+    public AgentSettings settings() {
+        return settings;
+    }
+
+    public RunEngine engine() {
+        return engine;
+    }
+
+    /** The provider with this id; 400 {@code UNKNOWN_PROVIDER} otherwise. */
+    public AgentProvider provider(String id) {
+        return providers.find(id).orElseThrow(() -> new WorkspaceException.Validation(
+                AgentErrorCodes.UNKNOWN_PROVIDER, "unknown provider '" + printable(id) + "'; known: "
+                + String.join(", ", providers.ids())));
+    }
+
+    public List<String> providerIds() {
+        return providers.ids();
+    }
+
+    /** The provider's binary on this host, if any. */
+    public Optional<Path> findBinary(AgentProvider provider) {
+        Path configured = settings.binaries().getOrDefault(provider.id(), settings.binaries().get("*"));
+        BinaryLocator locator = configured != null
+                ? new BinaryLocator(null, List.of(), configured)
+                : BinaryLocator.create(dataDir, serverEnv.get("PATH"), null);
+        return provider.resolveBinary(locator);
+    }
+
+    /**
+     * Starts a run (it may wait in the engine's queue).
+     *
+     * @throws WorkspaceException.Validation  unknown provider, or a prompt/model/session id the spec refuses
+     * @throws WorkspaceException.Unavailable the provider's CLI is not installed ({@code PROVIDER_NOT_INSTALLED})
+     */
+    public RunHandle start(AgentRunRequest request) {
+        AgentProvider provider = provider(request.provider());
+        if (request.resumeSessionId() != null && !provider.supportsResume()) {
+            throw WorkspaceException.Validation.of(provider.id() + " cannot resume sessions");
+        }
+        if (!Files.isDirectory(request.projectDir())) {
+            throw new WorkspaceException.Validation(AgentErrorCodes.INVALID_PROJECT_PATH,
+                    "the project directory does not exist");
+        }
+        Path binary = findBinary(provider).orElseThrow(() -> new WorkspaceException.Unavailable(
+                AgentErrorCodes.PROVIDER_NOT_INSTALLED, "the " + provider.id() + " CLI is not installed on this host",
+                null));
+        RunSpec.Builder spec = RunSpec.builder(request.prompt(), request.projectDir())
+                .model(request.model())
+                .permissionMode(settings.permissionMode())
+                .resume(request.resumeSessionId())
+                .credentials(settings.credentials().credentialsFor(provider.id()));
+        settings.providerEnv().getOrDefault("*", Map.of()).forEach(spec::extraEnv);
+        settings.providerEnv().getOrDefault(provider.id(), Map.of()).forEach(spec::extraEnv);
+        LaunchPlan plan = provider.plan(spec.build(), binary, LaunchContext.create(dataDir, serverEnv));
+        writeFiles(plan);
+        ObjectNode meta = mapper.createObjectNode();
+        meta.put("projectPath", request.projectDir().toString());
+        meta.put("model", request.model());
+        meta.put("resumeSessionId", request.resumeSessionId());
+        meta.put("permissionMode", settings.permissionMode().wireId());
+        request.metadata().forEach((k, v) -> meta.set(k, mapper.valueToTree(v)));
+        ProcessSpec process = ProcessSpec.of(plan.argv(), plan.env(), plan.workingDir());
+        RunHandle handle = engine.start(new RunRequest(provider.id(), process, new Bridge(provider.newParser()),
+                meta.toString()));
+        LOG.log(System.Logger.Level.DEBUG, () -> "run " + handle.id() + " started: " + plan);
+        return handle;
+    }
+
+    private static void writeFiles(LaunchPlan plan) {
+        try {
+            for (Map.Entry<Path, String> f : plan.files().entrySet()) {
+                Files.createDirectories(f.getKey().getParent());
+                Files.writeString(f.getKey(), f.getValue());
+            }
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot write the provider's config files", e);
+        }
+    }
+
+    /** The stored run's metadata as a JSON object. */
+    public JsonNode metadata(RunInfo info) {
+        try {
+            return mapper.readTree(info.metadata());
+        } catch (IOException e) {
+            return mapper.createObjectNode();
+        }
+    }
+
+    /** Removes the run's provider key from a text that is about to leave the server (logs, native lines). */
+    public String redact(String provider, String text) {
+        ProviderCredentials c = settings.credentials().credentialsFor(provider);
+        if (c.hasApiKey() && text.contains(c.apiKey())) {
+            return text.replace(c.apiKey(), "***");
+        }
+        return text;
+    }
+
+    /**
+     * Reads the run's stored log and sums it up. Reads what is committed now; a running run gives a partial
+     * summary.
+     */
+    public RunSummary summary(RunInfo info) {
+        Boolean success = null;
+        String sessionId = null;
+        String resultText = null;
+        String lastAssistant = null;
+        RunSummary.Usage usage = null;
+        RunSummary.ErrorInfo error = null;
+        ArrayDeque<RunSummary.LogLine> logs = new ArrayDeque<>();
+        boolean truncated = false;
+        long last = 0;
+        try (RunCursor cursor = engine.follow(info.id(), 0)) {
+            while (true) {
+                Optional<RunEntry> next = cursor.poll(Duration.ZERO);
+                if (next.isEmpty()) {
+                    break;
+                }
+                RunEntry e = next.get();
+                last = e.seq();
+                JsonNode p = parse(e.payload());
+                switch (e.kind()) {
+                    case EVENT -> {
+                        JsonNode d = p.path("data");
+                        switch (p.path("kind").asText()) {
+                            case "session" -> sessionId = d.path("sessionId").asText(null);
+                            case "text" -> {
+                                if ("assistant".equals(d.path("role").asText())) {
+                                    lastAssistant = d.path("text").asText();
+                                }
+                            }
+                            case "usage" -> usage = new RunSummary.Usage(d.path("input").asLong(),
+                                    d.path("output").asLong(), d.path("cacheRead").asLong(),
+                                    d.path("cacheWrite").asLong(), d.path("cost").isNumber()
+                                    ? d.path("cost").asDouble() : null);
+                            case "error" -> {
+                                if (error == null) {
+                                    error = new RunSummary.ErrorInfo(d.path("code").asText(),
+                                            redact(info.provider(), d.path("message").asText()));
+                                }
+                            }
+                            case "completed" -> {
+                                success = d.path("success").asBoolean();
+                                if (d.hasNonNull("sessionId")) {
+                                    sessionId = d.path("sessionId").asText();
+                                }
+                                resultText = d.path("resultText").asText(null);
+                            }
+                            default -> {
+                            }
+                        }
+                    }
+                    case NATIVE, STDERR, STATUS, TRUNCATED, PARSE_ERROR -> {
+                        String stream = e.kind() == EntryKind.NATIVE ? "stdout"
+                                : e.kind() == EntryKind.STDERR ? "stderr" : "system";
+                        String text = e.kind() == EntryKind.NATIVE || e.kind() == EntryKind.STDERR
+                                ? p.path("line").asText() : e.kind().wireName() + " " + e.payload();
+                        text = redact(info.provider(), text);
+                        if (text.length() > MAX_LOG_LINE_CHARS) {
+                            text = text.substring(0, MAX_LOG_LINE_CHARS) + "…";
+                        }
+                        logs.addLast(new RunSummary.LogLine(e.seq(), e.at(), stream, text));
+                        if (logs.size() > MAX_LOG_LINES) {
+                            logs.removeFirst();
+                            truncated = true;
+                        }
+                    }
+                }
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+        String text = resultText != null && !resultText.isBlank() ? resultText : lastAssistant;
+        return new RunSummary(success, sessionId, text == null ? null : redact(info.provider(), text), usage, error,
+                last, new ArrayList<>(logs), truncated);
+    }
+
+    private JsonNode parse(String payload) {
+        try {
+            return mapper.readTree(payload);
+        } catch (IOException e) {
+            return mapper.createObjectNode();
+        }
+    }
+
+    private static String printable(String s) {
+        String cut = s.length() > 40 ? s.substring(0, 40) + "…" : s;
+        return cut.replaceAll("[^A-Za-z0-9._-]", "?");
+    }
+
+    /** The provider's stream parser as the engine's line parser: each event as its {@link EventJson} text. */
+    private final class Bridge implements LineParser {
+        private final StreamParser parser;
+
+        Bridge(StreamParser parser) {
+            this.parser = parser;
+        }
+
+        @Override
+        public List<String> parse(String line) {
+            return texts(parser.parse(line));
+        }
+
+        @Override
+        public List<String> finish(int exitCode) {
+            return texts(parser.finish(exitCode));
+        }
+
+        private List<String> texts(List<AgentEvent> list) {
+            if (list.isEmpty()) {
+                return List.of();
+            }
+            List<String> out = new ArrayList<>(list.size());
+            for (AgentEvent e : list) {
+                out.add(events.toJson(e).toString());
+            }
+            return out;
+        }
+    }
+
+}

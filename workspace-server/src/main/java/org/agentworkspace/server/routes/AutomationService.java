@@ -1,0 +1,338 @@
+package org.agentworkspace.server.routes;
+
+import java.io.UncheckedIOException;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.EnumSet;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Optional;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+
+import io.helidon.http.HeaderNames;
+import io.helidon.http.Status;
+
+import org.agentworkspace.api.Principal;
+import org.agentworkspace.api.Scope;
+import org.agentworkspace.api.WorkspaceException;
+import org.agentworkspace.core.agent.AgentErrorCodes;
+import org.agentworkspace.core.agent.AgentRunRequest;
+import org.agentworkspace.core.agent.AgentRuns;
+import org.agentworkspace.core.agent.RunSummary;
+import org.agentworkspace.core.runs.RunCursor;
+import org.agentworkspace.core.runs.RunEntry;
+import org.agentworkspace.core.runs.RunHandle;
+import org.agentworkspace.core.runs.RunInfo;
+import org.agentworkspace.core.runs.RunQuery;
+import org.agentworkspace.core.runs.RunStatus;
+import org.agentworkspace.server.ServerConfig;
+import org.agentworkspace.server.http.Access;
+import org.agentworkspace.server.http.ApiService;
+import org.agentworkspace.server.http.Call;
+import org.agentworkspace.server.http.Guard;
+import org.agentworkspace.server.http.RouteTable;
+
+/**
+ * The maintained one-shot run: {@code POST /api/automation/run} queues a run and answers 202 at once; the run is
+ * read back with {@code GET /api/automation/runs/{runId}} (status, agent, bounded logs, result), followed with its
+ * SSE stream ({@code Last-Event-ID} / {@code afterSeq} resume, {@code streamTicket} for browsers) and cancelled with
+ * {@code POST …/cancel}. Runs are visible to the user who started them and to administrators only.
+ */
+public final class AutomationService extends ApiService {
+    private static final Pattern MARKER = Pattern.compile("^\\s*\\[agent:([A-Za-z0-9_-]{1,32})\\]\\s*");
+    private static final int MAX_PROMPT_CHARS = 200_000;
+
+    private final AgentRuns runs;
+    private final ServerConfig config;
+    private final ObjectMapper mapper = new ObjectMapper();
+    private final RunStreams streams;
+
+    public AutomationService(AgentRuns runs, ServerConfig config, Guard guard, RouteTable table) {
+        super("automation", guard, table);
+        this.runs = runs;
+        this.config = config;
+        this.streams = new RunStreams(mapper, runs);
+    }
+
+    @Override
+    protected void declare(Routes r) {
+        r.post("/api/automation/run", Access.scope(Scope.TASKS_WRITE), this::start)
+                .get("/api/automation/runs", Access.scope(Scope.TASKS_READ), this::list)
+                .get("/api/automation/runs/{runId}", Access.scope(Scope.TASKS_READ), this::get)
+                .get("/api/automation/runs/{runId}/events", Access.scope(Scope.TASKS_READ).stream(), this::events)
+                .post("/api/automation/runs/{runId}/cancel", Access.scope(Scope.TASKS_WRITE), this::cancel);
+    }
+
+    private void start(Call call) {
+        JsonNode body = call.body();
+        String prompt = Call.requiredString(body, "prompt");
+        Optional<String> agentType = Call.optionalString(body, "agentType").map(s -> s.strip()
+                .toLowerCase(Locale.ROOT)).filter(s -> !s.isEmpty());
+        Matcher m = MARKER.matcher(prompt);
+        if (m.find()) {
+            String marked = m.group(1).toLowerCase(Locale.ROOT);
+            prompt = prompt.substring(m.end());
+            if (agentType.isEmpty()) {
+                agentType = Optional.of(marked);
+            }
+        }
+        if (prompt.isBlank()) {
+            throw WorkspaceException.Validation.of("prompt must not be blank");
+        }
+        if (prompt.length() > MAX_PROMPT_CHARS) {
+            throw WorkspaceException.Validation.of("prompt is longer than " + MAX_PROMPT_CHARS + " characters");
+        }
+        String provider = agentType.orElse("claude");
+        runs.provider(provider);
+        Optional<String> projectId = Call.optionalString(body, "projectId").filter(s -> !s.isBlank());
+        Optional<String> projectPath = Call.optionalString(body, "projectPath").filter(s -> !s.isBlank());
+        String model = Call.optionalString(body, "model").filter(s -> !s.isBlank()).orElse(null);
+        Path dir;
+        if (projectPath.isPresent()) {
+            if (!trustedLocalCaller(call)) {
+                throw new WorkspaceException.Forbidden(AgentErrorCodes.PROJECT_PATH_NOT_TRUSTED,
+                        "projectPath is honoured only for local trusted callers; name the project with projectId");
+            }
+            Path p = Path.of(projectPath.get());
+            if (!p.isAbsolute() || !p.normalize().equals(p) || !Files.isDirectory(p)) {
+                throw new WorkspaceException.Validation(AgentErrorCodes.INVALID_PROJECT_PATH,
+                        "projectPath must be the absolute path of an existing directory");
+            }
+            dir = p;
+        } else if (projectId.isPresent()) {
+            dir = runs.settings().projects().find(projectId.get()).orElseThrow(() ->
+                    new WorkspaceException.NotFound(AgentErrorCodes.PROJECT_NOT_FOUND, "no such project"));
+        } else {
+            throw WorkspaceException.Validation.of("projectId is required");
+        }
+        Map<String, Object> meta = new LinkedHashMap<>();
+        meta.put("route", "automation");
+        meta.put("userId", call.principal().user().id());
+        meta.put("projectId", projectId.orElse(null));
+        RunHandle handle = runs.start(new AgentRunRequest(provider, prompt, dir, model, null, meta));
+        RunInfo info = handle.info();
+        call.send(Status.ACCEPTED_202, view(info, runs.summary(info)));
+    }
+
+    /**
+     * A local trusted caller: the operator has not switched {@code --trust-local-project-paths} off, the TCP peer
+     * is a loopback address, the peer is not a configured trusted proxy, and the request carries no forwarding
+     * header (a reverse proxy on the same host must not turn remote callers into local ones). The caller is already
+     * authenticated with {@code tasks:write}.
+     */
+    private boolean trustedLocalCaller(Call call) {
+        if (!runs.settings().trustLocalProjectPaths()) {
+            return false;
+        }
+        var headers = call.request().headers();
+        if (headers.contains(HeaderNames.create("X-Forwarded-For")) || headers.contains(HeaderNames.create("Forwarded"))
+                || headers.contains(HeaderNames.create("X-Real-IP"))) {
+            return false;
+        }
+        if (!(call.request().remotePeer().address() instanceof InetSocketAddress inet)) {
+            return false;
+        }
+        InetAddress a = inet.getAddress();
+        return a != null && a.isLoopbackAddress() && !config.trustedProxies().contains(a.getHostAddress());
+    }
+
+    private void list(Call call) {
+        int limit = call.query("limit").map(s -> {
+            try {
+                return Integer.parseInt(s);
+            } catch (NumberFormatException e) {
+                return -1;
+            }
+        }).orElse(50);
+        if (limit < 1 || limit > 200) {
+            throw WorkspaceException.Validation.of("limit must be 1-200");
+        }
+        RunQuery q = RunQuery.newest().withLimit(1000);
+        Optional<String> status = call.query("status");
+        if (status.isPresent()) {
+            q = q.withStatuses(EnumSet.of(parseStatus(status.get())));
+        }
+        Optional<String> projectId = call.query("projectId");
+        List<ObjectNode> out = new ArrayList<>();
+        for (RunInfo info : runs.engine().list(q)) {
+            if (out.size() >= limit) {
+                break;
+            }
+            JsonNode meta = runs.metadata(info);
+            if (!visible(call.principal(), meta)) {
+                continue;
+            }
+            if (projectId.isPresent() && !projectId.get().equals(meta.path("projectId").asText(null))) {
+                continue;
+            }
+            if (call.query("taskId").isPresent()) {
+                continue; // runs started by tasks carry a taskId once the scheduler exists
+            }
+            out.add(view(info, runs.summary(info)));
+        }
+        call.ok(out);
+    }
+
+    private static RunStatus parseStatus(String s) {
+        if (s.equals("completed")) {
+            return RunStatus.SUCCEEDED;
+        }
+        try {
+            RunStatus st = RunStatus.ofWireName(s);
+            if (st != RunStatus.SUCCEEDED) {
+                return st;
+            }
+        } catch (IllegalArgumentException e) {
+            // below
+        }
+        throw WorkspaceException.Validation.of("status must be one of queued, running, completed, failed, "
+                + "cancelled, timed_out");
+    }
+
+    private RunInfo owned(Call call) {
+        String id = call.request().path().pathParameters().get("runId");
+        RunInfo info = runs.engine().find(id).orElseThrow(AutomationService::notFound);
+        if (!visible(call.principal(), runs.metadata(info))) {
+            throw notFound();
+        }
+        return info;
+    }
+
+    private static boolean visible(Principal p, JsonNode meta) {
+        return p.user().admin() || meta.path("userId").asLong(-1) == p.user().id();
+    }
+
+    private static WorkspaceException notFound() {
+        return new WorkspaceException.NotFound(AgentErrorCodes.RUN_NOT_FOUND, "no such run");
+    }
+
+    private void get(Call call) {
+        RunInfo info = owned(call);
+        call.ok(view(info, runs.summary(info)));
+    }
+
+    private void cancel(Call call) throws InterruptedException {
+        RunInfo info = owned(call);
+        if (!info.status().terminal()) {
+            runs.engine().cancel(info.id());
+            runs.engine().awaitCompletion(info.id(), java.time.Duration.ofSeconds(30));
+            info = runs.engine().find(info.id()).orElseThrow(AutomationService::notFound);
+        }
+        call.ok(view(info, runs.summary(info)));
+    }
+
+    private void events(Call call) throws InterruptedException {
+        RunInfo info = owned(call);
+        long after = 0;
+        Optional<String> last = call.request().headers().first(HeaderNames.create("Last-Event-ID"));
+        Optional<String> afterSeq = call.query("afterSeq");
+        String raw = last.isPresent() ? last.get() : afterSeq.orElse("0");
+        try {
+            after = Long.parseLong(raw.strip());
+        } catch (NumberFormatException e) {
+            throw WorkspaceException.Validation.of("Last-Event-ID / afterSeq must be a sequence number");
+        }
+        if (after < 0) {
+            throw WorkspaceException.Validation.of("Last-Event-ID / afterSeq must not be negative");
+        }
+        RunCursor cursor = runs.engine().follow(info.id(), after);
+        RunStreams.Out out = streams.sse(call.response());
+        String provider = info.provider();
+        try (cursor) {
+            streams.pump(cursor, provider, new RunStreams.Frames() {
+                @Override
+                public void event(RunEntry entry, ObjectNode event, RunStreams.Out o) {
+                    o.emit(entry.seq(), "event", event);
+                }
+
+                @Override
+                public void status(RunEntry entry, RunStatus status, JsonNode payload, RunStreams.Out o) {
+                    ObjectNode s = mapper.createObjectNode();
+                    s.put("runId", entry.runId());
+                    s.put("status", RunStreams.statusName(status));
+                    s.put("seq", entry.seq());
+                    s.put("at", entry.at().toString());
+                    if (payload.has("reason")) {
+                        s.set("reason", payload.get("reason"));
+                    }
+                    o.emit(entry.seq(), "status", s);
+                    if (status.terminal()) {
+                        RunInfo done = runs.engine().find(entry.runId()).orElseThrow();
+                        o.emit(entry.seq(), "done", view(done, runs.summary(done)));
+                    }
+                }
+
+                @Override
+                public void log(RunEntry entry, ObjectNode line, RunStreams.Out o) {
+                    o.emit(entry.seq(), "log", line);
+                }
+            }, out);
+            out.close();
+        } catch (UncheckedIOException e) {
+            // the client went away; the run goes on and can be followed again
+        }
+    }
+
+    /** The {@code AutomationRun} record. */
+    ObjectNode view(RunInfo info, RunSummary summary) {
+        JsonNode meta = runs.metadata(info);
+        ObjectNode r = mapper.createObjectNode();
+        r.put("id", info.id());
+        r.put("status", RunStreams.statusName(info.status()));
+        r.put("agentType", info.provider());
+        r.put("model", meta.path("model").asText(null));
+        r.put("projectId", meta.path("projectId").asText(null));
+        r.putNull("taskId");
+        r.put("sessionId", summary.sessionId());
+        if (info.exitCode() == null) {
+            r.putNull("exitCode");
+        } else {
+            r.put("exitCode", info.exitCode());
+        }
+        r.put("createdAt", info.createdAt().toString());
+        r.put("startedAt", info.startedAt() == null ? null : info.startedAt().toString());
+        r.put("finishedAt", info.finishedAt() == null ? null : info.finishedAt().toString());
+        ArrayNode logs = r.putArray("logs");
+        for (RunSummary.LogLine l : summary.logs()) {
+            ObjectNode n = logs.addObject();
+            n.put("seq", l.seq());
+            n.put("at", l.at().toString());
+            n.put("stream", l.stream());
+            n.put("text", l.text());
+        }
+        r.put("logsTruncated", summary.logsTruncated());
+        r.put("lastSeq", summary.lastSeq());
+        r.put("resultText", info.status().terminal() ? summary.text() : null);
+        if (summary.usage() != null) {
+            ObjectNode u = r.putObject("usage");
+            u.put("input", summary.usage().input());
+            u.put("output", summary.usage().output());
+            u.put("total", summary.usage().total());
+            if (summary.usage().cost() == null) {
+                u.putNull("cost");
+            } else {
+                u.put("cost", summary.usage().cost());
+            }
+        }
+        if (info.status().terminal() && info.status() != RunStatus.SUCCEEDED) {
+            ObjectNode e = r.putObject("error");
+            e.put("code", "RUN_" + info.status().name());
+            e.put("message", summary.error() != null ? summary.error().code() + ": " + summary.error().message()
+                    : info.findReason().orElse("the run " + RunStreams.statusName(info.status())));
+        } else {
+            r.putNull("error");
+        }
+        return r;
+    }
+}
