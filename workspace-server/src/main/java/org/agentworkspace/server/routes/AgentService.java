@@ -168,6 +168,12 @@ public final class AgentService extends ApiService {
                 RunInfo info = handle.awaitCompletion(BUFFERED_WAIT).orElseThrow(() ->
                         new WorkspaceException.Unavailable(ErrorCodes.INTERNAL_ERROR, "the run did not end", null));
                 ObjectNode result = result(info, runs.summary(info), req, project);
+                // remove the temporary clone before answering, so a client that sees the answer sees it gone
+                if (checkout != null && req.cleanup()) {
+                    Repositories.Checkout done = checkout;
+                    checkout = null;
+                    repos.cleanup(done);
+                }
                 call.send(Status.OK_200, result);
             }
         } finally {
