@@ -9,6 +9,9 @@ module org.agentworkspace.core {
     requires org.postgresql.jdbc;
     requires org.bouncycastle.provider;
     requires com.fasterxml.jackson.databind;
+    // pty4j is an automatic module; its explicit-module dependencies must be named so the module path resolves them
+    requires pty4j;
+    requires kotlin.stdlib;
 
     exports org.agentworkspace.core;
     exports org.agentworkspace.core.auth;
@@ -16,6 +19,7 @@ module org.agentworkspace.core {
     exports org.agentworkspace.core.history;
     exports org.agentworkspace.core.projects;
     exports org.agentworkspace.core.secrets;
+    exports org.agentworkspace.core.shell;
 
     uses org.agentworkspace.api.vcs.VcsFactory;
 
