@@ -133,6 +133,23 @@ class ShellSessionsTest {
     }
 
     @Test
+    void anIdleTerminalIsReapedEvenWhileAttached() throws Exception {
+        try (ShellSessions idle = ShellSessions.create(ShellSettings.defaults().withTimeouts(Duration.ofHours(1),
+                        Duration.ofMillis(600), Duration.ofHours(1)), engine.projects(), AgentProviders.of(List.of()),
+                BinaryLocator.create(engine.config().dataDir(), null, null), Map.of("PATH", System.getenv("PATH")))) {
+            ShellSession s = idle.open("u1", project, 80, 24, null);
+            Collector c = new Collector();
+            s.attach(0, c);
+            s.write("echo READY$((1))\n");
+            c.await("READY1");
+            assertEquals(0, idle.reap(), "just active");
+            Thread.sleep(1000);
+            assertEquals(1, idle.reap());
+            assertFalse(ProcessHandle.of(s.pid()).map(ProcessHandle::isAlive).orElse(false));
+        }
+    }
+
+    @Test
     void theRingKeepsTheTailAndChunksEndOnCharacters() {
         OutputRing r = new OutputRing(8);
         r.append("abcdef".getBytes(StandardCharsets.UTF_8), 0, 6);
