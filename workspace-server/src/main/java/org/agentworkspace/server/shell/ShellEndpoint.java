@@ -50,6 +50,8 @@ public final class ShellEndpoint implements AutoCloseable {
     /** Administrator session only; tickets accepted (a streaming route). */
     public static final Access ACCESS = Access.session().admin().stream();
     public static final String PATH = "/shell";
+    /** Client messages one socket may send per second (typing and pastes stay far below); close 1008 beyond. */
+    static final int MAX_MESSAGES_PER_SECOND = 200;
 
     private final WsGate gate;
     private final ShellSessions shells;
@@ -120,6 +122,8 @@ public final class ShellEndpoint implements AutoCloseable {
         private volatile boolean closing;
         private volatile long lastHeard = System.nanoTime();
         private volatile long sendingSince;
+        private long windowStart = System.nanoTime();
+        private int windowCount;
         private ScheduledFuture<?> heartbeat;
         private Thread sender;
 
@@ -161,6 +165,16 @@ public final class ShellEndpoint implements AutoCloseable {
             }
             partial.append(text);
             if (!last) {
+                return;
+            }
+            long now = System.nanoTime();
+            if (now - windowStart > 1_000_000_000L) {
+                windowStart = now;
+                windowCount = 0;
+            }
+            if (++windowCount > MAX_MESSAGES_PER_SECOND) {
+                partial.setLength(0);
+                closeWith(WsCloseCodes.VIOLATED_POLICY, "more than " + MAX_MESSAGES_PER_SECOND + " messages a second");
                 return;
             }
             String message = partial.toString();

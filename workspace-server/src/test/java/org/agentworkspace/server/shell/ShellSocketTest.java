@@ -328,6 +328,23 @@ class ShellSocketTest {
     }
 
     @Test
+    void binaryFramesAndFloodsOfMessagesCloseTheSocket() throws Exception {
+        Client bin = admin();
+        bin.ws.sendBinary(java.nio.ByteBuffer.wrap(new byte[] {1, 2, 3}), true).get(5, TimeUnit.SECONDS);
+        assertEquals(1007, bin.closed.get(10, TimeUnit.SECONDS));
+
+        Client flood = admin();
+        for (int i = 0; i < 5000 && !flood.closed.isDone(); i++) {
+            try {
+                flood.ws.sendText("{\"type\":\"ping\"}", true).get(5, TimeUnit.SECONDS);
+            } catch (ExecutionException e) {
+                break;
+            }
+        }
+        assertEquals(1008, flood.closed.get(10, TimeUnit.SECONDS));
+    }
+
+    @Test
     void perUserTerminalAndConnectionCaps() throws Exception {
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
         while (server.shellEndpoint().connections(adminId()) > 0) {
