@@ -9,7 +9,6 @@ import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.locks.ReentrantLock;
 
@@ -57,7 +56,8 @@ public final class ShellEndpoint implements AutoCloseable {
     private final ShellSessions shells;
     private final ShellLimits limits;
     private final ObjectMapper json;
-    private final Map<String, AtomicInteger> connections = new ConcurrentHashMap<>();
+    private final Map<String, Integer> connections = new ConcurrentHashMap<>();
+    private final AtomicLong slowConsumerCuts = new AtomicLong();
     private final ScheduledExecutorService timer;
 
     public ShellEndpoint(WsGate gate, ShellSessions shells, ShellLimits limits, ObjectMapper json) {
@@ -81,10 +81,14 @@ public final class ShellEndpoint implements AutoCloseable {
         return shells;
     }
 
+    /** How many sockets were cut for reading too slowly (since start). */
+    public long slowConsumerCuts() {
+        return slowConsumerCuts.get();
+    }
+
     /** Open {@code /shell} sockets of this user (a dead peer counts until a write or the heartbeat notices). */
     public int connections(String userId) {
-        AtomicInteger n = connections.get(userId);
-        return n == null ? 0 : n.get();
+        return connections.getOrDefault(userId, 0);
     }
 
     @Override
@@ -139,9 +143,9 @@ public final class ShellEndpoint implements AutoCloseable {
             sender = Thread.ofVirtual().name("shell-send").start(this::sendLoop);
             long every = limits.heartbeat().toMillis();
             heartbeat = timer.scheduleWithFixedDelay(this::beat, every, every, TimeUnit.MILLISECONDS);
-            AtomicInteger n = connections.computeIfAbsent(userId(), k -> new AtomicInteger());
+            int n = connections.merge(userId(), 1, Integer::sum);
             counted.set(true);
-            if (n.incrementAndGet() > limits.maxConnectionsPerUser()) {
+            if (n > limits.maxConnectionsPerUser()) {
                 fail(429, ShellErrorCodes.TOO_MANY_CONNECTIONS, "at most " + limits.maxConnectionsPerUser()
                         + " terminal connections per user", WsCloseCodes.TRY_AGAIN_LATER);
             }
@@ -399,6 +403,8 @@ public final class ShellEndpoint implements AutoCloseable {
                 // a slow consumer: stop feeding it (closing drops further output; the socket's end detaches it);
                 // the terminal keeps its output for a reattach
                 queue.clear();
+                slowConsumerCuts.incrementAndGet();
+                LOG.log(System.Logger.Level.INFO, "shell socket cut: the client reads too slowly");
                 closeWith(WsCloseCodes.TRY_AGAIN_LATER, "slow consumer: reattach from your last offset");
                 return;
             }
@@ -495,7 +501,7 @@ public final class ShellEndpoint implements AutoCloseable {
                 t.interrupt();
             }
             if (counted.compareAndSet(true, false)) {
-                connections.computeIfPresent(userId(), (k, v) -> v.decrementAndGet() <= 0 ? null : v);
+                connections.computeIfPresent(userId(), (k, v) -> v <= 1 ? null : v - 1);
             }
         }
 

@@ -50,20 +50,26 @@ class ShellSlowConsumerTest {
                     }).get(10, TimeUnit.SECONDS);
             ws.sendText("{\"type\":\"init\",\"projectName\":\"" + project + "\",\"cols\":80,\"rows\":24}", true)
                     .get(5, TimeUnit.SECONDS);
-            // at once: a client that does not read does not answer pings either (cut after 3 s of silence)
-            ws.sendText("{\"type\":\"input\",\"data\":\"head -c 4000000 /dev/zero | tr '\\\\0' x; echo\\n\"}", true)
+            // quickly: a client that does not read does not answer pings either (cut after 3 s of silence)
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+            while (s.server.shells().running(adminId) == 0 || s.server.shellEndpoint().connections(adminId) == 0) {
+                assertTrue(System.nanoTime() < deadline, "no terminal");
+                Thread.sleep(5);
+            }
+            ws.sendText("{\"type\":\"input\",\"data\":\"head -c 40000000 /dev/zero | tr '\\\\0' x; echo\\n\"}", true)
                     .get(5, TimeUnit.SECONDS);
-            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
+            deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
             while (s.server.shellEndpoint().connections(adminId) > 0) {
                 assertTrue(System.nanoTime() < deadline, "the slow socket is still open");
                 Thread.sleep(50);
             }
             assertEquals(1, s.server.shells().running(adminId), "the terminal outlives the cut socket");
+            assertEquals(1, s.server.shellEndpoint().slowConsumerCuts(), "cut as a slow reader (not for silence)");
             ws.abort();
             String id = TestServer.JSON.readTree(first.get(5, TimeUnit.SECONDS)).path("sessionId").asText();
             ShellSession shell = s.server.shells().find(adminId, id).orElseThrow();
             deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
-            while (shell.offset() < 4_000_000) {
+            while (shell.offset() < 40_000_000) {
                 assertTrue(System.nanoTime() < deadline, "the output did not all arrive: " + shell.offset());
                 Thread.sleep(50);
             }
