@@ -13,6 +13,9 @@ module org.agentworkspace.core {
     requires com.googlecode.javaewah;
     requires org.apache.commons.codec;
     requires java.net.http;
+    // pty4j is an automatic module; its explicit-module dependencies must be named so the module path resolves them
+    requires pty4j;
+    requires kotlin.stdlib;
 
     exports org.agentworkspace.core;
     exports org.agentworkspace.core.auth;
@@ -22,6 +25,7 @@ module org.agentworkspace.core {
     exports org.agentworkspace.core.secrets;
     exports org.agentworkspace.core.runs;
     exports org.agentworkspace.core.agent;
+    exports org.agentworkspace.core.shell;
 
     uses org.agentworkspace.api.vcs.VcsFactory;
 

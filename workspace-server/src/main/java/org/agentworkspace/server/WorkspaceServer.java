@@ -38,6 +38,15 @@ import org.agentworkspace.server.routes.GitTokenService;
 import org.agentworkspace.server.routes.ProjectsService;
 import org.agentworkspace.server.routes.SystemService;
 import org.agentworkspace.server.routes.UserService;
+import org.agentworkspace.server.shell.ShellEndpoint;
+import org.agentworkspace.server.shell.ShellLimits;
+import org.agentworkspace.server.shell.ShellService;
+import org.agentworkspace.server.http.WsGate;
+import org.agentworkspace.api.provider.AgentProviders;
+import org.agentworkspace.api.provider.BinaryLocator;
+import org.agentworkspace.core.shell.ShellSessions;
+import io.helidon.webserver.websocket.WsConfig;
+import io.helidon.webserver.websocket.WsRouting;
 
 /**
  * The running server: the engine behind Helidon's web server. {@link #routing} is the one place routes are
@@ -49,11 +58,13 @@ public final class WorkspaceServer implements AutoCloseable {
     private final WorkspaceEngine engine;
     private final WebServer web;
     private final RouteTable table;
+    private final ShellEndpoint shell;
 
-    private WorkspaceServer(WorkspaceEngine engine, WebServer web, RouteTable table) {
+    private WorkspaceServer(WorkspaceEngine engine, WebServer web, RouteTable table, ShellEndpoint shell) {
         this.engine = engine;
         this.web = web;
         this.table = table;
+        this.shell = shell;
     }
 
     /** What the routing needs, built once per server. */
@@ -103,7 +114,8 @@ public final class WorkspaceServer implements AutoCloseable {
                 new AgentService(ctx.agentRuns(), ctx.repositories(),
                         userId -> ctx.engine().gitTokens().credentials(userId).map(GitCredentials::token),
                         ctx.guard(), table),
-                new AutomationService(ctx.agentRuns(), ctx.config(), ctx.guard(), table));
+                new AutomationService(ctx.agentRuns(), ctx.config(), ctx.guard(), table),
+                new ShellService(new WsGate(ctx.guard()), ctx.guard(), table));
         routing.any((req, res) -> {
             List<String> methods = table.methodsFor(req.path().path());
             if (methods.isEmpty()) {
@@ -140,7 +152,13 @@ public final class WorkspaceServer implements AutoCloseable {
     }
 
     public static WorkspaceServer start(ServerConfig config, Map<String, String> env) {
+        return start(config, env, ShellLimits.defaults());
+    }
+
+    /** As {@link #start(ServerConfig, Map)}, with the terminal limits of {@code /shell}. */
+    public static WorkspaceServer start(ServerConfig config, Map<String, String> env, ShellLimits shellLimits) {
         WorkspaceEngine engine = WorkspaceEngine.open(config.engine());
+        ShellEndpoint shell = null;
         try {
             Context ctx = Context.create(engine, config, env);
             HttpRouting.Builder routing = HttpRouting.builder();
@@ -151,6 +169,12 @@ public final class WorkspaceServer implements AutoCloseable {
                 throw new IllegalStateException("routes disagree with the OpenAPI document:\n  "
                         + String.join("\n  ", mismatches));
             }
+            Map<String, String> processEnv = System.getenv();
+            ShellSessions shells = ShellSessions.create(shellLimits.sessions(), engine.projects(),
+                    AgentProviders.load(), BinaryLocator.create(config.engine().dataDir(), processEnv.get("PATH"),
+                            null), processEnv);
+            shell = new ShellEndpoint(new WsGate(ctx.guard()), shells, shellLimits, ctx.json().mapper());
+            ShellEndpoint endpoint = shell;
             WebServer web = WebServer.builder()
                     .host(config.host())
                     .port(config.port())
@@ -164,7 +188,10 @@ public final class WorkspaceServer implements AutoCloseable {
                             .maxPrologueLength(8192)
                             .build())
                     .directHandlers(ctx.errors().directHandlers())
+                    .addProtocol(WsConfig.builder().name("websocket")
+                            .maxFrameLength(shellLimits.maxMessageBytes()).build())
                     .routing(routing)
+                    .addRouting(WsRouting.builder().endpoint(ShellEndpoint.PATH, endpoint::listener))
                     .build()
                     .start();
             if (!web.isRunning() || web.port() <= 0) {
@@ -174,8 +201,12 @@ public final class WorkspaceServer implements AutoCloseable {
             }
             LOG.log(System.Logger.Level.INFO, "Agent Workspace " + ctx.build().version() + " listening on http://"
                     + config.host() + ":" + web.port() + " (data in " + config.engine().dataDir() + ")");
-            return new WorkspaceServer(engine, web, table);
+            return new WorkspaceServer(engine, web, table, shell);
         } catch (RuntimeException e) {
+            if (shell != null) {
+                shell.shells().close();
+                shell.close();
+            }
             engine.close();
             throw e;
         }
@@ -193,6 +224,16 @@ public final class WorkspaceServer implements AutoCloseable {
         return engine;
     }
 
+    /** The {@code /shell} endpoint (connection counts). */
+    public ShellEndpoint shellEndpoint() {
+        return shell;
+    }
+
+    /** The terminals behind {@code /shell}. */
+    public ShellSessions shells() {
+        return shell.shells();
+    }
+
     public RouteTable routes() {
         return table;
     }
@@ -203,7 +244,12 @@ public final class WorkspaceServer implements AutoCloseable {
         try {
             web.stop();
         } finally {
-            engine.close();
+            try {
+                shell.close();
+                shell.shells().close();
+            } finally {
+                engine.close();
+            }
         }
     }
 

@@ -38,7 +38,7 @@ class ModulePathLaunchIT {
         assertTrue(Files.isRegularFile(jar), jar + " is built");
         Path data = Files.createTempDirectory("aw-modpath-");
         String javaBin = Path.of(System.getProperty("java.home"), "bin", "java").toString();
-        List<String> cmd = new ArrayList<>(List.of(javaBin, "--enable-native-access=org.xerial.sqlitejdbc",
+        List<String> cmd = new ArrayList<>(List.of(javaBin, "--enable-native-access=org.xerial.sqlitejdbc,com.sun.jna",
                 "-p", jar + java.io.File.pathSeparator + libs,
                 "-m", "org.agentworkspace.server/org.agentworkspace.server.Main",
                 "--port", "0", "--data-dir", data.toString()));
@@ -93,6 +93,44 @@ class ModulePathLaunchIT {
             HttpResponse<String> commit = call(http, actual, token, "POST", "/api/git/commit",
                     "{\"project\":\"" + name + "\",\"message\":\"module path\",\"files\":[\"b.txt\"]}");
             assertEquals(200, commit.statusCode(), commit.body());
+
+            // A terminal on /shell: pty4j (an automatic module) with JNA and kotlin-stdlib resolve as packaged.
+            StringBuilder screen = new StringBuilder();
+            CompletableFuture<Integer> exit = new CompletableFuture<>();
+            StringBuilder partial = new StringBuilder();
+            java.net.http.WebSocket ws = http.newWebSocketBuilder().header("Authorization", "Bearer " + token)
+                    .buildAsync(URI.create("ws://127.0.0.1:" + actual + "/shell"), new java.net.http.WebSocket.Listener() {
+                        @Override
+                        public java.util.concurrent.CompletionStage<?> onText(java.net.http.WebSocket w,
+                                                                               CharSequence data, boolean last) {
+                            partial.append(data);
+                            if (last) {
+                                try {
+                                    com.fasterxml.jackson.databind.JsonNode m = TestServer.JSON.readTree(partial.toString());
+                                    synchronized (screen) {
+                                        screen.append(m.path("data").asText(""));
+                                    }
+                                    if (m.path("type").asText().equals("exit")) {
+                                        exit.complete(m.path("exitCode").asInt());
+                                    } else if (m.path("type").asText().equals("error")) {
+                                        exit.completeExceptionally(new AssertionError(m.toString()));
+                                    }
+                                } catch (java.io.IOException e) {
+                                    exit.completeExceptionally(e);
+                                }
+                                partial.setLength(0);
+                            }
+                            w.request(1);
+                            return null;
+                        }
+                    }).get(10, TimeUnit.SECONDS);
+            ws.sendText("{\"type\":\"init\",\"projectName\":\"" + name + "\",\"cols\":80,\"rows\":24}", true)
+                    .get(5, TimeUnit.SECONDS);
+            ws.sendText("{\"type\":\"input\",\"data\":\"echo mod-$((6*7)); exit 5\\n\"}", true).get(5, TimeUnit.SECONDS);
+            assertEquals(5, exit.get(20, TimeUnit.SECONDS), screen.toString());
+            synchronized (screen) {
+                assertTrue(screen.toString().contains("mod-42"), screen.toString());
+            }
 
             // SIGTERM through the handle: Process.destroy() would also close our end of the child's output
             p.toHandle().destroy();

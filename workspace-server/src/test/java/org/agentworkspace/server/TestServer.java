@@ -64,6 +64,10 @@ public final class TestServer implements AutoCloseable {
             return "<event-stream>";
         });
     };
+    /** Wraps a server started by the test itself (for settings {@link #start} does not take). */
+    public static TestServer wrap(WorkspaceServer server, Path dataDir) {
+        return new TestServer(server, dataDir);
+    }
 
     public URI uri(String path) {
         return URI.create("http://127.0.0.1:" + server.port() + path);
