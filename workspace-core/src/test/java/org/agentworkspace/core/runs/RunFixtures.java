@@ -74,7 +74,9 @@ final class RunFixtures {
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }
-        return ProcessSpec.of(List.of(file.toString()), env(kv), project);
+        // run through /bin/sh rather than exec'ing the file: a script written while another thread forks can fail
+        // to exec with ETXTBSY (exit 126) because the child briefly holds the writer's descriptor
+        return ProcessSpec.of(List.of("/bin/sh", file.toString()), env(kv), project);
     }
 
     /** Unified events from the fake claude stream: one {"kind":"delta"} per text delta, one "complete" at the end. */
