@@ -1,4 +1,4 @@
-/** The engine: accounts and keys, the store, confined project files, and (later) projects, runs and tasks. Never Helidon. */
+/** The engine: accounts and keys, the store, projects and their confined files and git, sealed secrets, and (later) runs and tasks. Never Helidon. */
 module org.agentworkspace.core {
     requires transitive org.agentworkspace.api;
     requires java.sql;
@@ -14,6 +14,8 @@ module org.agentworkspace.core {
     exports org.agentworkspace.core.auth;
     exports org.agentworkspace.core.files;
     exports org.agentworkspace.core.history;
+    exports org.agentworkspace.core.projects;
+    exports org.agentworkspace.core.secrets;
 
     uses org.agentworkspace.api.vcs.VcsFactory;
 

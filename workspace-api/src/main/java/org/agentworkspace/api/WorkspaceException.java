@@ -82,6 +82,11 @@ public abstract sealed class WorkspaceException extends RuntimeException
         public PayloadTooLarge(String message) {
             super(ErrorCodes.PAYLOAD_TOO_LARGE, message, null);
         }
+
+        /** Over a limit that has its own code (for example a file over the read limit, {@code FILE_TOO_LARGE}). */
+        public PayloadTooLarge(String code, String message) {
+            super(code, message, null);
+        }
     }
 
     /** The request body is not of a media type the route accepts (HTTP 415). */

@@ -4,13 +4,19 @@ import java.io.IOException;
 import java.io.UncheckedIOException;
 
 import org.agentworkspace.core.auth.Authentication;
+import org.agentworkspace.core.files.VcsProviders;
+import org.agentworkspace.core.projects.ProjectRegistry;
+import org.agentworkspace.core.secrets.GitTokens;
+import org.agentworkspace.core.secrets.SecretBox;
+import org.agentworkspace.core.secrets.UserSecrets;
 import org.agentworkspace.core.store.SecureFiles;
 import org.agentworkspace.core.store.Store;
 
 /**
  * The engine: one instance per data directory, usable from any JVM program without the server. Opening it creates
  * the data directory (0700), opens and migrates the store, and loads or creates the signing secret (0600).
- * Two engines on two data directories coexist in one JVM; nothing is static.
+ * Two engines on two data directories coexist in one JVM; nothing is static. The secret key that seals stored
+ * secrets ({@code secret.key}, 0600) is created on first start too.
  */
 public final class WorkspaceEngine implements AutoCloseable {
     private static final int SIGNING_SECRET_BYTES = 32;
@@ -19,12 +25,20 @@ public final class WorkspaceEngine implements AutoCloseable {
     private final Store store;
     private final Authentication auth;
     private final byte[] signingSecret;
+    private final SecretBox secretBox;
+    private final UserSecrets userSecrets;
+    private final GitTokens gitTokens;
+    private final ProjectRegistry projects;
 
-    private WorkspaceEngine(EngineConfig config, Store store, byte[] signingSecret) {
+    private WorkspaceEngine(EngineConfig config, Store store, byte[] signingSecret, SecretBox secretBox) {
         this.config = config;
         this.store = store;
         this.signingSecret = signingSecret;
         this.auth = Authentication.create(store, config.clock(), config.auth());
+        this.secretBox = secretBox;
+        this.userSecrets = UserSecrets.create(store, secretBox, config.clock());
+        this.gitTokens = GitTokens.create(userSecrets);
+        this.projects = ProjectRegistry.create(store, config.clock(), config.dataDir(), VcsProviders.load());
     }
 
     /** Opens the engine on its data directory and store. */
@@ -33,8 +47,9 @@ public final class WorkspaceEngine implements AutoCloseable {
             SecureFiles.ensurePrivateDirectory(config.dataDir());
             byte[] secret = SecureFiles.loadOrCreateSecret(config.dataDir().resolve("jwt-secret"),
                     SIGNING_SECRET_BYTES);
+            SecretBox box = SecretBox.open(config.dataDir());
             String url = config.jdbcUrl() != null ? config.jdbcUrl() : Store.sqliteUrl(config.dataDir());
-            return new WorkspaceEngine(config, Store.open(url), secret);
+            return new WorkspaceEngine(config, Store.open(url), secret, box);
         } catch (IOException e) {
             throw new UncheckedIOException("cannot prepare the data directory", e);
         }
@@ -52,6 +67,26 @@ public final class WorkspaceEngine implements AutoCloseable {
     /** The 256-bit secret that signs session tokens (generated on first start, kept in {@code jwt-secret}). */
     public byte[] signingSecret() {
         return signingSecret.clone();
+    }
+
+    /** Registered project folders, and confined access to their files and git. */
+    public ProjectRegistry projects() {
+        return projects;
+    }
+
+    /** Seals secrets for storage with the data directory's key ({@code secret.key}). */
+    public SecretBox secretBox() {
+        return secretBox;
+    }
+
+    /** Per-user sealed secrets (git token, provider keys). */
+    public UserSecrets userSecrets() {
+        return userSecrets;
+    }
+
+    /** Each user's git token for push and pull. */
+    public GitTokens gitTokens() {
+        return gitTokens;
     }
 
     /** The schema version of the store, for diagnostics. */

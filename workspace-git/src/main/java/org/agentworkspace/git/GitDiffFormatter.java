@@ -19,6 +19,8 @@ import org.eclipse.jgit.patch.FileHeader;
  *       When {@code .gitattributes} names one of JGit's built-in diff drivers, its patterns are used instead.</li>
  *   <li>A binary change is {@code Binary files a/x and b/x differ} (with {@code /dev/null} for a missing side) and
  *       has no {@code ---}/{@code +++} lines.</li>
+ *   <li>A {@code ---} or {@code +++} line whose name holds a space ends with a tab, as git writes it (so that
+ *       {@code patch} can tell where the name ends).</li>
  * </ul>
  */
 final class GitDiffFormatter extends DiffFormatter {
@@ -41,7 +43,30 @@ final class GitDiffFormatter extends DiffFormatter {
         oldText = a;
         searchedDownTo = -1;
         lastFuncName = null;
-        super.format(head, a, b, driver);
+        super.format(withTabbedNames(head), a, b, driver);
+    }
+
+    /** The header with git's trailing tab on {@code ---}/{@code +++} lines whose name holds a space. */
+    private static FileHeader withTabbedNames(FileHeader head) {
+        int start = head.getStartOffset();
+        int end = head.getHunks().isEmpty() ? head.getEndOffset() : head.getHunks().getFirst().getStartOffset();
+        String header = new String(head.getBuffer(), start, end - start, StandardCharsets.ISO_8859_1);
+        StringBuilder out = new StringBuilder(header.length() + 2);
+        boolean changed = false;
+        for (String line : header.split("(?<=\n)")) {
+            boolean label = line.startsWith("--- ") || line.startsWith("+++ ");
+            if (label && line.endsWith("\n") && line.indexOf(' ', 4) >= 0) {
+                out.append(line, 0, line.length() - 1).append("\t\n");
+                changed = true;
+            } else {
+                out.append(line);
+            }
+        }
+        if (!changed) {
+            return head;
+        }
+        return new FileHeader(out.toString().getBytes(StandardCharsets.ISO_8859_1), head.toEditList(),
+                head.getPatchType());
     }
 
     private void writeBinaryHeader(FileHeader head) throws IOException {

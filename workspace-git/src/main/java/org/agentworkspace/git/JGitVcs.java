@@ -89,6 +89,8 @@ import org.eclipse.jgit.treewalk.filter.TreeFilter;
 final class JGitVcs implements Vcs {
     private static final System.Logger LOG = System.getLogger(JGitVcs.class.getName());
     private static final String DETACHED = "HEAD";
+    private static final java.util.regex.Pattern TRANSPORT_HELPER =
+            java.util.regex.Pattern.compile("[A-Za-z0-9][A-Za-z0-9+.-]*::.*", java.util.regex.Pattern.DOTALL);
     private static final Set<String> NETWORK_SCHEMES = Set.of("http", "https", "ssh", "git", "file", "ssh+git",
             "git+ssh");
 
@@ -275,7 +277,7 @@ final class JGitVcs implements Vcs {
             for (String segment : path.parent().segments()) {
                 parent = parent.resolve(segment);
                 if (Files.isSymbolicLink(parent)) {
-                    throw new WorkspaceException.Validation(FileErrorCodes.PATH_INVALID,
+                    throw new WorkspaceException.Validation(FileErrorCodes.INVALID_PATH,
                             "'" + path.value() + "' is beyond a symbolic link");
                 }
             }
@@ -311,7 +313,7 @@ final class JGitVcs implements Vcs {
             }
             if (!inIndex && !inHead) {
                 // Present in the working tree only, and not added: an ignored file or an empty directory.
-                throw new WorkspaceException.Validation(FileErrorCodes.PATH_INVALID,
+                throw new WorkspaceException.Validation(FileErrorCodes.INVALID_PATH,
                         "'" + path.value() + "' has nothing git can commit (ignored, or an empty directory)");
             }
         }
@@ -369,7 +371,7 @@ final class JGitVcs implements Vcs {
             for (org.eclipse.jgit.transport.PushResult result : push.call()) {
                 RemoteRefUpdate update = result.getRemoteUpdate(localRef);
                 if (update == null) {
-                    throw new WorkspaceException.Conflict(VcsErrorCodes.PUSH_REJECTED, "the remote did not report "
+                    throw new WorkspaceException.Conflict(VcsErrorCodes.GIT_PUSH_REJECTED, "the remote did not report "
                             + "the branch update");
                 }
                 switch (update.getStatus()) {
@@ -391,7 +393,7 @@ final class JGitVcs implements Vcs {
     }
 
     private static WorkspaceException rejected(String message) {
-        return new WorkspaceException.Conflict(VcsErrorCodes.PUSH_REJECTED, message);
+        return new WorkspaceException.Conflict(VcsErrorCodes.GIT_PUSH_REJECTED, message);
     }
 
     /** Like {@code push.autoSetupRemote}: a branch pushed without an upstream gets this one. */
@@ -518,7 +520,7 @@ final class JGitVcs implements Vcs {
             }
             String local = RefNames.requireBranch(remoteAndBranch[1]);
             if (repo.exactRef(Constants.R_HEADS + local) != null) {
-                throw new WorkspaceException.Conflict(FileErrorCodes.ALREADY_EXISTS, "a local branch '" + local
+                throw new WorkspaceException.Conflict(FileErrorCodes.FILE_EXISTS, "a local branch '" + local
                         + "' already exists; check it out by that name");
             }
             String start = Constants.R_REMOTES + remoteAndBranch[0] + "/" + remoteAndBranch[1];
@@ -605,6 +607,10 @@ final class JGitVcs implements Vcs {
             throw new WorkspaceException.NotFound(VcsErrorCodes.REMOTE_NOT_FOUND, "the remote has no URL");
         }
         for (URIish uri : uris) {
+            if (TRANSPORT_HELPER.matcher(uri.toString()).matches()) {
+                // git's <transport>::<address> form (ext::, fd::, …) runs a helper program
+                throw unsafe("the remote names a git transport helper; the service does not run those");
+            }
             String scheme = uri.getScheme() == null ? null : uri.getScheme().toLowerCase(Locale.ROOT);
             if (scheme != null && !NETWORK_SCHEMES.contains(scheme)) {
                 throw unsafe("the remote uses a protocol the service does not use (" + scheme + ")");
@@ -635,11 +641,11 @@ final class JGitVcs implements Vcs {
     /** Paths named to git: the lexical rules of {@link RelativePath}, and nothing inside a {@code .git} folder. */
     private static RelativePath requireGitPath(RelativePath path, boolean rootAllowed) {
         if (path.isRoot() && !rootAllowed) {
-            throw new WorkspaceException.Validation(FileErrorCodes.PATH_INVALID, "name a file, not the project root");
+            throw new WorkspaceException.Validation(FileErrorCodes.INVALID_PATH, "name a file, not the project root");
         }
         for (String segment : path.segments()) {
             if (segment.equalsIgnoreCase(Constants.DOT_GIT)) {
-                throw new WorkspaceException.Validation(FileErrorCodes.PATH_INVALID,
+                throw new WorkspaceException.Validation(FileErrorCodes.INVALID_PATH,
                         "paths inside .git are not accepted");
             }
         }
@@ -697,7 +703,7 @@ final class JGitVcs implements Vcs {
             return invalidState();
         }
         if (e instanceof RefAlreadyExistsException) {
-            return new WorkspaceException.Conflict(FileErrorCodes.ALREADY_EXISTS, "the branch already exists");
+            return new WorkspaceException.Conflict(FileErrorCodes.FILE_EXISTS, "the branch already exists");
         }
         if (e instanceof RefNotFoundException) {
             return new WorkspaceException.NotFound(VcsErrorCodes.BRANCH_NOT_FOUND, "branch not found");
@@ -739,7 +745,7 @@ final class JGitVcs implements Vcs {
                 return new WorkspaceException.Forbidden(VcsErrorCodes.GIT_AUTH_FAILED,
                         "the remote refused the credentials (or needs some)");
             }
-            return new WorkspaceException.Unavailable(VcsErrorCodes.REMOTE_UNAVAILABLE, noRepository
+            return new WorkspaceException.Unavailable(VcsErrorCodes.GIT_REMOTE_UNAVAILABLE, noRepository
                     ? "the remote repository was not found" : "the remote could not be reached", null);
         }
         return new IllegalStateException("git " + operation + " failed", e);

@@ -22,7 +22,7 @@ import org.eclipse.jgit.util.FS;
  * or a subdirectory of a working tree is refused. Every repository is opened with {@link NoExecFS}, so nothing
  * the repository configures ever runs. Environment variables such as {@code GIT_DIR} are not read. POSIX hosts
  * only (Linux, macOS): the no-exec file system extends JGit's POSIX one. Remotes over ssh are not supported (JGit's
- * core has no ssh client); they fail with {@code REMOTE_UNAVAILABLE}.
+ * core has no ssh client); they fail with {@code GIT_REMOTE_UNAVAILABLE}.
  */
 public final class JGitVcsFactory implements VcsFactory {
     private final FS fs = new NoExecFS();
@@ -40,7 +40,7 @@ public final class JGitVcsFactory implements VcsFactory {
     public boolean isRepository(Path workTree) {
         try (Vcs vcs = open(workTree, VcsOptions.defaults())) {
             return vcs != null;
-        } catch (WorkspaceException.NotFound e) {
+        } catch (WorkspaceException.Conflict e) {
             return false;
         }
     }
@@ -81,7 +81,7 @@ public final class JGitVcsFactory implements VcsFactory {
     }
 
     private static WorkspaceException notARepository() {
-        return new WorkspaceException.NotFound(VcsErrorCodes.NOT_A_GIT_REPOSITORY,
+        return new WorkspaceException.Conflict(VcsErrorCodes.NOT_A_GIT_REPOSITORY,
                 "the project directory is not the root of a git working tree");
     }
 }

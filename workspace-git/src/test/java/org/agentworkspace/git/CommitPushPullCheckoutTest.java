@@ -101,9 +101,9 @@ class CommitPushPullCheckoutTest {
                     () -> vcs.commit(CommitRequest.ofFiles("unchanged", paths("a.txt"), Fixture.AUTHOR))).code());
             assertEquals(FileErrorCodes.FILE_NOT_FOUND, assertThrows(WorkspaceException.NotFound.class,
                     () -> vcs.commit(CommitRequest.ofFiles("m", paths("missing.txt"), Fixture.AUTHOR))).code());
-            assertEquals(FileErrorCodes.PATH_INVALID, assertThrows(WorkspaceException.Validation.class,
+            assertEquals(FileErrorCodes.INVALID_PATH, assertThrows(WorkspaceException.Validation.class,
                     () -> vcs.commit(CommitRequest.ofFiles("m", paths("x.log"), Fixture.AUTHOR))).code());
-            assertEquals(FileErrorCodes.PATH_INVALID, assertThrows(WorkspaceException.Validation.class,
+            assertEquals(FileErrorCodes.INVALID_PATH, assertThrows(WorkspaceException.Validation.class,
                     () -> vcs.commit(CommitRequest.ofFiles("m", paths(".git/config"), Fixture.AUTHOR))).code());
             assertThrows(WorkspaceException.Validation.class,
                     () -> vcs.commit(CommitRequest.staged("   \n", Fixture.AUTHOR)));
@@ -170,10 +170,10 @@ class CommitPushPullCheckoutTest {
         fx.git.out(repo, "add", "l.txt");
         fx.git.out(repo, "commit", "-q", "-m", "local");
         try (Vcs vcs = fx.open(repo)) {
-            assertEquals(VcsErrorCodes.PUSH_REJECTED, assertThrows(WorkspaceException.Conflict.class,
+            assertEquals(VcsErrorCodes.GIT_PUSH_REJECTED, assertThrows(WorkspaceException.Conflict.class,
                     () -> vcs.push(PushRequest.currentBranch())).code());
             // Our origin/main is stale (we never fetched), so the lease protects the other developer's commit.
-            assertEquals(VcsErrorCodes.PUSH_REJECTED, assertThrows(WorkspaceException.Conflict.class,
+            assertEquals(VcsErrorCodes.GIT_PUSH_REJECTED, assertThrows(WorkspaceException.Conflict.class,
                     () -> vcs.push(new PushRequest("origin", "main", true))).code());
             assertEquals(remoteMain, fx.git.out(remote, "rev-parse", "main"));
             fx.git.out(repo, "fetch", "-q", "origin");
@@ -305,7 +305,7 @@ class CommitPushPullCheckoutTest {
                     .strip());
 
             assertEquals(new CheckoutResult("main", false, "origin/main"), vcs.checkout("main"));
-            assertEquals(FileErrorCodes.ALREADY_EXISTS, assertThrows(WorkspaceException.Conflict.class,
+            assertEquals(FileErrorCodes.FILE_EXISTS, assertThrows(WorkspaceException.Conflict.class,
                     () -> vcs.checkout("origin/feature")).code());
             assertEquals(VcsErrorCodes.BRANCH_NOT_FOUND, assertThrows(WorkspaceException.NotFound.class,
                     () -> vcs.checkout("nope")).code());

@@ -198,7 +198,7 @@ class StatusDiffBranchesTest {
         }
         Path repo = fx.repo("proj", "long.txt", longText.toString(), "small.txt", "one\ntwo\nthree\n",
                 "gone.txt", "bye\n", "staged-gone.txt", "bye\n", "noeol.txt", "no newline", "bin.dat", "x",
-                "dir/nested.txt", "n\n", "unicodé.txt", "u\n");
+                "dir/nested.txt", "n\n", "unicodé.txt", "u\n", "with space.txt", "s\n", "gone space.txt", "g\n");
         Fixture.write(repo, "long.txt", longText.toString().replace("line 10\n", "line ten\n")
                 .replace("line 150\n", "line 150\nline 150b\n").replace("line 199\n", ""));
         Fixture.write(repo, "small.txt", "one\n2\nthree\nfour\n");
@@ -208,6 +208,11 @@ class StatusDiffBranchesTest {
         Fixture.write(repo, "bin.dat", new byte[] {0, 1, 2, 3, 0, 5});
         Fixture.write(repo, "dir/nested.txt", "n\nstaged\n");
         Fixture.write(repo, "unicodé.txt", "u2\n");
+        // git ends ---/+++ lines whose name holds a space with a tab
+        Fixture.write(repo, "with space.txt", "s2\n");
+        Files.delete(repo.resolve("gone space.txt"));
+        Fixture.write(repo, "new space.txt", "n\n");
+        fx.git.out(repo, "add", "new space.txt");
         Fixture.write(repo, "staged-new.txt", "fresh\n");
         fx.git.out(repo, "add", "dir/nested.txt", "staged-new.txt");
         Fixture.write(repo, "dir/nested.txt", "n\nstaged\nand unstaged\n");
@@ -282,7 +287,7 @@ class StatusDiffBranchesTest {
         try (Vcs vcs = fx.open(repo)) {
             WorkspaceException e = assertThrows(WorkspaceException.class,
                     () -> vcs.diff(DiffRequest.of(RelativePath.parse(".git/config"), false)));
-            assertEquals("PATH_INVALID", e.code());
+            assertEquals("INVALID_PATH", e.code());
         }
     }
 
@@ -325,7 +330,7 @@ class StatusDiffBranchesTest {
         Path linked = Files.createDirectories(tmp.resolve("linked"));
         Files.createSymbolicLink(linked.resolve(".git"), repo.resolve(".git"));
         for (Path dir : List.of(plain, bare, repo.resolve("sub"), linked, tmp.resolve("missing"))) {
-            WorkspaceException e = assertThrows(WorkspaceException.NotFound.class, () -> fx.open(dir).close(),
+            WorkspaceException e = assertThrows(WorkspaceException.Conflict.class, () -> fx.open(dir).close(),
                     dir.toString());
             assertEquals(VcsErrorCodes.NOT_A_GIT_REPOSITORY, e.code());
             assertFalse(fx.factory.isRepository(dir));

@@ -137,6 +137,9 @@ public final class Main {
                   --legacy-query-credentials  AW_LEGACY_QUERY_CREDENTIALS  accept ?apiKey= / ?token= (off)
                   --secure-cookies            AW_SECURE_COOKIES            always mark the cookie Secure
                   --session-hours N           AW_SESSION_HOURS             session lifetime (168)
-                  --max-payload-bytes N       AW_MAX_PAYLOAD_BYTES         largest request body (1048576)""");
+                  --max-payload-bytes N       AW_MAX_PAYLOAD_BYTES         largest request body (1048576)
+                  --max-file-bytes N          AW_MAX_FILE_BYTES            largest file read or written (10485760)
+                  --browse-roots D,E          AW_BROWSE_ROOTS              folders the folder picker shows (~)
+                  --git-credential-origins O  AW_GIT_CREDENTIAL_ORIGINS    where git tokens may go (https://github.com)""");
     }
 }

@@ -10,7 +10,9 @@ import java.util.Map;
 import java.util.Set;
 import java.util.stream.Collectors;
 
+import org.agentworkspace.api.vcs.VcsOptions;
 import org.agentworkspace.core.EngineConfig;
+import org.agentworkspace.core.files.FileLimits;
 
 /**
  * The server's configuration: defaults, then environment variables, then command-line flags (later wins), validated
@@ -30,10 +32,15 @@ import org.agentworkspace.core.EngineConfig;
  * @param maxPayloadBytes         largest request body (default 1 MiB)
  * @param maxHeaderBytes          largest request header block (default 16 KiB)
  * @param shutdownGrace           how long in-flight requests get on SIGTERM (default 3 s)
+ * @param browseRoots             host folders the administrator's folder picker may show (default the home folder)
+ * @param gitCredentialOrigins    origins ({@code https://host[:port]}) to which a user's git token is sent on push
+ *                                and pull (default {@code https://github.com})
+ * @param fileLimits              largest file read or written through the file API, most entries listed
  */
 public record ServerConfig(String host, int port, EngineConfig engine, Set<String> allowedHosts,
                            Set<String> allowedOrigins, Set<String> trustedProxies, boolean legacyQueryCredentials,
-                           boolean secureCookies, long maxPayloadBytes, int maxHeaderBytes, Duration shutdownGrace) {
+                           boolean secureCookies, long maxPayloadBytes, int maxHeaderBytes, Duration shutdownGrace,
+                           List<Path> browseRoots, Set<String> gitCredentialOrigins, FileLimits fileLimits) {
 
     public static final String DEFAULT_HOST = "127.0.0.1";
     public static final int DEFAULT_PORT = 3001;
@@ -51,6 +58,28 @@ public record ServerConfig(String host, int port, EngineConfig engine, Set<Strin
         if (maxPayloadBytes < 1024 || maxHeaderBytes < 1024) {
             throw new IllegalArgumentException("size limits must be at least 1024 bytes");
         }
+        if (browseRoots == null || browseRoots.isEmpty()) {
+            throw new IllegalArgumentException("at least one browse root is needed");
+        }
+        browseRoots = browseRoots.stream().map(p -> {
+            if (!p.isAbsolute()) {
+                throw new IllegalArgumentException("browse roots must be absolute paths: " + p);
+            }
+            return p.normalize();
+        }).toList();
+        // normalises and validates each origin (scheme://host[:port]); a bad one stops the start
+        gitCredentialOrigins = VcsOptions.defaults().withCredentialOrigins(gitCredentialOrigins).credentialOrigins();
+        java.util.Objects.requireNonNull(fileLimits, "fileLimits");
+    }
+
+    /** The body limit of the routes that carry file content: twice the largest file, plus 64 KiB for the rest. */
+    public long maxFileBodyBytes() {
+        return Math.max(maxPayloadBytes, 2 * fileLimits.maxWriteBytes() + 64 * 1024);
+    }
+
+    /** Settings of git access: the credential origins; other settings at their defaults. */
+    public VcsOptions vcsOptions() {
+        return VcsOptions.defaults().withCredentialOrigins(gitCredentialOrigins);
     }
 
     /** Defaults: 127.0.0.1:3001, data in {@code ~/.agent-workspace}. */
@@ -60,27 +89,43 @@ public record ServerConfig(String host, int port, EngineConfig engine, Set<Strin
 
     public static ServerConfig forDataDir(Path dataDir) {
         return new ServerConfig(DEFAULT_HOST, DEFAULT_PORT, EngineConfig.create(dataDir), Set.of(), Set.of(),
-                Set.of(), false, false, 1024 * 1024, 16 * 1024, Duration.ofSeconds(3));
+                Set.of(), false, false, 1024 * 1024, 16 * 1024, Duration.ofSeconds(3),
+                List.of(Path.of(System.getProperty("user.home"))), Set.of("https://github.com"), FileLimits.defaults());
     }
 
     public ServerConfig withPort(int p) {
         return new ServerConfig(host, p, engine, allowedHosts, allowedOrigins, trustedProxies, legacyQueryCredentials,
-                secureCookies, maxPayloadBytes, maxHeaderBytes, shutdownGrace);
+                secureCookies, maxPayloadBytes, maxHeaderBytes, shutdownGrace, browseRoots, gitCredentialOrigins, fileLimits);
     }
 
     public ServerConfig withHost(String h) {
         return new ServerConfig(h, port, engine, allowedHosts, allowedOrigins, trustedProxies, legacyQueryCredentials,
-                secureCookies, maxPayloadBytes, maxHeaderBytes, shutdownGrace);
+                secureCookies, maxPayloadBytes, maxHeaderBytes, shutdownGrace, browseRoots, gitCredentialOrigins, fileLimits);
     }
 
     public ServerConfig withEngine(EngineConfig e) {
         return new ServerConfig(host, port, e, allowedHosts, allowedOrigins, trustedProxies, legacyQueryCredentials,
-                secureCookies, maxPayloadBytes, maxHeaderBytes, shutdownGrace);
+                secureCookies, maxPayloadBytes, maxHeaderBytes, shutdownGrace, browseRoots, gitCredentialOrigins, fileLimits);
     }
 
     public ServerConfig withLegacyQueryCredentials(boolean on) {
         return new ServerConfig(host, port, engine, allowedHosts, allowedOrigins, trustedProxies, on,
-                secureCookies, maxPayloadBytes, maxHeaderBytes, shutdownGrace);
+                secureCookies, maxPayloadBytes, maxHeaderBytes, shutdownGrace, browseRoots, gitCredentialOrigins, fileLimits);
+    }
+
+    public ServerConfig withBrowseRoots(List<Path> roots) {
+        return new ServerConfig(host, port, engine, allowedHosts, allowedOrigins, trustedProxies, legacyQueryCredentials,
+                secureCookies, maxPayloadBytes, maxHeaderBytes, shutdownGrace, roots, gitCredentialOrigins, fileLimits);
+    }
+
+    public ServerConfig withGitCredentialOrigins(Set<String> origins) {
+        return new ServerConfig(host, port, engine, allowedHosts, allowedOrigins, trustedProxies, legacyQueryCredentials,
+                secureCookies, maxPayloadBytes, maxHeaderBytes, shutdownGrace, browseRoots, origins, fileLimits);
+    }
+
+    public ServerConfig withFileLimits(FileLimits limits) {
+        return new ServerConfig(host, port, engine, allowedHosts, allowedOrigins, trustedProxies, legacyQueryCredentials,
+                secureCookies, maxPayloadBytes, maxHeaderBytes, shutdownGrace, browseRoots, gitCredentialOrigins, limits);
     }
 
     /** True when bound to a loopback address only (then the Host header is checked against known names). */
@@ -93,7 +138,8 @@ public record ServerConfig(String host, int port, EngineConfig engine, Set<Strin
      * Builds the configuration from the environment and the command line. Flags: {@code --host}, {@code --port},
      * {@code --data-dir}, {@code --db-url}, {@code --allowed-hosts}, {@code --allowed-origins},
      * {@code --trusted-proxies}, {@code --legacy-query-credentials}, {@code --secure-cookies},
-     * {@code --session-hours}, {@code --max-payload-bytes}; each has an {@code AW_*} environment twin.
+     * {@code --session-hours}, {@code --max-payload-bytes}, {@code --browse-roots}, {@code --git-credential-origins},
+     * {@code --max-file-bytes}; each has an {@code AW_*} environment twin.
      */
     public static ServerConfig from(Map<String, String> env, List<String> args) {
         Map<String, String> v = new java.util.HashMap<>();
@@ -104,7 +150,9 @@ public record ServerConfig(String host, int port, EngineConfig engine, Set<Strin
                 Map.entry("AW_TRUSTED_PROXIES", "trusted-proxies"),
                 Map.entry("AW_LEGACY_QUERY_CREDENTIALS", "legacy-query-credentials"),
                 Map.entry("AW_SECURE_COOKIES", "secure-cookies"), Map.entry("AW_SESSION_HOURS", "session-hours"),
-                Map.entry("AW_MAX_PAYLOAD_BYTES", "max-payload-bytes"));
+                Map.entry("AW_MAX_PAYLOAD_BYTES", "max-payload-bytes"), Map.entry("AW_BROWSE_ROOTS", "browse-roots"),
+                Map.entry("AW_GIT_CREDENTIAL_ORIGINS", "git-credential-origins"),
+                Map.entry("AW_MAX_FILE_BYTES", "max-file-bytes"));
         envNames.forEach((e, k) -> {
             String val = env.get(e);
             if (val != null && !val.isBlank()) {
@@ -147,7 +195,35 @@ public record ServerConfig(String host, int port, EngineConfig engine, Set<Strin
                 list(v.get("allowed-hosts")), list(v.get("allowed-origins")), list(v.get("trusted-proxies")),
                 bool(v.get("legacy-query-credentials")), bool(v.get("secure-cookies")),
                 v.containsKey("max-payload-bytes") ? parseInt(v.get("max-payload-bytes"), "max-payload-bytes")
-                        : d.maxPayloadBytes(), d.maxHeaderBytes(), d.shutdownGrace());
+                        : d.maxPayloadBytes(), d.maxHeaderBytes(), d.shutdownGrace(),
+                v.containsKey("browse-roots") ? browseRoots(v.get("browse-roots")) : d.browseRoots(),
+                v.containsKey("git-credential-origins") ? list(v.get("git-credential-origins"))
+                        : d.gitCredentialOrigins(),
+                v.containsKey("max-file-bytes") ? fileLimits(parseInt(v.get("max-file-bytes"), "max-file-bytes"))
+                        : d.fileLimits());
+    }
+
+    /** A comma-separated list of absolute folders; {@code ~} and {@code ~/...} are expanded. */
+    private static List<Path> browseRoots(String s) {
+        List<Path> roots = new ArrayList<>();
+        for (String part : s.split(",")) {
+            String p = part.strip();
+            if (!p.isEmpty()) {
+                roots.add(Path.of(expandHome(p)));
+            }
+        }
+        if (roots.isEmpty()) {
+            throw new IllegalArgumentException("browse-roots needs at least one folder");
+        }
+        return roots;
+    }
+
+    private static FileLimits fileLimits(int maxFileBytes) {
+        if (maxFileBytes < 1024) {
+            throw new IllegalArgumentException("max-file-bytes must be at least 1024");
+        }
+        FileLimits d = FileLimits.defaults();
+        return new FileLimits(maxFileBytes, maxFileBytes, d.maxEntries());
     }
 
     private static String expandHome(String p) {

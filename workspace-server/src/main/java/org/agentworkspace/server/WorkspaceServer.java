@@ -1,6 +1,7 @@
 package org.agentworkspace.server;
 
 import java.net.URI;
+import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
 
@@ -20,8 +21,14 @@ import org.agentworkspace.server.http.Json;
 import org.agentworkspace.server.http.OpenApiDocument;
 import org.agentworkspace.server.http.RouteTable;
 import org.agentworkspace.server.http.SessionTokens;
+import org.agentworkspace.core.files.BrowseFilesystem;
 import org.agentworkspace.server.routes.ApiKeyService;
 import org.agentworkspace.server.routes.AuthService;
+import org.agentworkspace.server.routes.BrowseService;
+import org.agentworkspace.server.routes.FilesService;
+import org.agentworkspace.server.routes.GitService;
+import org.agentworkspace.server.routes.GitTokenService;
+import org.agentworkspace.server.routes.ProjectsService;
 import org.agentworkspace.server.routes.SystemService;
 import org.agentworkspace.server.routes.UserService;
 
@@ -44,14 +51,16 @@ public final class WorkspaceServer implements AutoCloseable {
 
     /** What the routing needs, built once per server. */
     public record Context(WorkspaceEngine engine, ServerConfig config, Json json, SessionTokens tokens, Guard guard,
-                          ErrorResponses errors, BuildInfo build, OpenApiDocument openApi) {
+                          ErrorResponses errors, BuildInfo build, OpenApiDocument openApi, BrowseFilesystem browser) {
         public static Context create(WorkspaceEngine engine, ServerConfig config, Map<String, String> env) {
             Json json = new Json();
             SessionTokens tokens = new SessionTokens(engine.signingSecret(), engine.config().clock(),
                     engine.config().auth().sessionLifetime());
             Guard guard = new Guard(engine.auth(), tokens, config, json);
+            BrowseFilesystem browser = BrowseFilesystem.create(config.browseRoots(),
+                    Path.of(System.getProperty("user.home")), config.fileLimits().maxEntries(), false);
             return new Context(engine, config, json, tokens, guard, new ErrorResponses(json), BuildInfo.detect(env),
-                    OpenApiDocument.load());
+                    OpenApiDocument.load(), browser);
         }
     }
 
@@ -68,7 +77,14 @@ public final class WorkspaceServer implements AutoCloseable {
                 new SystemService(ctx.build(), ctx.openApi(), ctx.engine().auth(), ctx.json(), ctx.guard(), table),
                 new AuthService(ctx.engine().auth(), ctx.tokens(), ctx.guard(), table, ctx.config()),
                 new ApiKeyService(ctx.engine().auth().apiKeys(), ctx.guard(), table),
-                new UserService(ctx.engine().auth().accounts(), ctx.guard(), table));
+                new UserService(ctx.engine().auth().accounts(), ctx.guard(), table),
+                new ProjectsService(ctx.engine().projects(), ctx.guard(), table),
+                new FilesService(ctx.engine().projects(), ctx.config().fileLimits(), ctx.config().maxFileBodyBytes(),
+                        ctx.guard(), table),
+                new GitService(ctx.engine().projects(), ctx.engine().gitTokens(), ctx.config().vcsOptions(),
+                        ctx.guard(), table),
+                new GitTokenService(ctx.engine().gitTokens(), ctx.guard(), table),
+                new BrowseService(ctx.browser(), defaultBrowsePath(ctx.config()), ctx.guard(), table));
         routing.any((req, res) -> {
             List<String> methods = table.methodsFor(req.path().path());
             if (methods.isEmpty()) {
@@ -82,6 +98,21 @@ public final class WorkspaceServer implements AutoCloseable {
         });
         ctx.errors().register(routing);
         return table;
+    }
+
+    /** {@code ~} when the home folder lies in a browse root, otherwise the first root. */
+    private static String defaultBrowsePath(ServerConfig config) {
+        Path home = Path.of(System.getProperty("user.home"));
+        for (Path root : config.browseRoots()) {
+            try {
+                if (home.toRealPath().startsWith(root.toRealPath())) {
+                    return "~";
+                }
+            } catch (java.io.IOException e) {
+                // a missing root is reported when the browser is built
+            }
+        }
+        return config.browseRoots().getFirst().toString();
     }
 
     /** Builds the routing, checks the route table, and starts listening. */
@@ -106,7 +137,8 @@ public final class WorkspaceServer implements AutoCloseable {
                     .port(config.port())
                     .shutdownHook(false)
                     .shutdownGracePeriod(config.shutdownGrace())
-                    .maxPayloadSize(config.maxPayloadBytes())
+                    // the largest per-route limit; every route enforces its own (Guard, Call)
+                    .maxPayloadSize(config.maxFileBodyBytes())
                     .idleConnectionTimeout(java.time.Duration.ofMinutes(10))
                     .addProtocol(Http1Config.builder()
                             .maxHeadersSize(config.maxHeaderBytes())

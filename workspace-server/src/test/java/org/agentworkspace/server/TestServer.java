@@ -85,6 +85,25 @@ public final class TestServer implements AutoCloseable {
         return send("POST", path, body, headers);
     }
 
+    public HttpResponse<String> put(String path, Object body, String... headers) {
+        return send("PUT", path, body, headers);
+    }
+
+    public HttpResponse<String> delete(String path, Object body, String... headers) {
+        return send("DELETE", path, body, headers);
+    }
+
+    /** A query value, percent-encoded once (spaces as {@code %20}). */
+    public static String q(String value) {
+        return java.net.URLEncoder.encode(value, java.nio.charset.StandardCharsets.UTF_8).replace("+", "%20");
+    }
+
+    /** Registers {@code folder} as a project (quick-start) and returns the project's name. */
+    public String quickStart(String sessionToken, Path folder) {
+        return expect(post("/api/projects/quick-start", Map.of("path", folder.toString()), bearer(sessionToken)), 200,
+                null).path("name").asText();
+    }
+
     public static JsonNode json(HttpResponse<String> res) {
         try {
             return JSON.readTree(res.body());

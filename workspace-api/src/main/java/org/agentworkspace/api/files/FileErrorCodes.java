@@ -2,7 +2,8 @@ package org.agentworkspace.api.files;
 
 /**
  * Stable error codes of the file API (and of paths handed to the VCS API). Each code is always raised with the
- * same {@link org.agentworkspace.api.WorkspaceException} subtype, written next to it.
+ * same {@link org.agentworkspace.api.WorkspaceException} subtype, written next to it; docs/errors.md and the
+ * OpenAPI document list them with their HTTP status.
  */
 public final class FileErrorCodes {
     private FileErrorCodes() {
@@ -14,19 +15,26 @@ public final class FileErrorCodes {
      * {@code Validation}: the path is malformed (NUL or other control character, backslash, too long, a broken
      * or looping symbolic link on the way, or the project root where an entry is required).
      */
-    public static final String PATH_INVALID = "PATH_INVALID";
+    public static final String INVALID_PATH = "INVALID_PATH";
     /** {@code Forbidden}: a host path given to the folder browser is outside every allowed browse root. */
     public static final String PATH_NOT_ALLOWED = "PATH_NOT_ALLOWED";
-    /** {@code Validation}: a file to read or write is over the documented size limit. */
+    /** {@code PayloadTooLarge}: a file to read or write is over the documented size limit. */
     public static final String FILE_TOO_LARGE = "FILE_TOO_LARGE";
-    /** {@code Validation}: a directory holds more entries than the documented listing limit. */
+    /** {@code PayloadTooLarge}: a directory holds more entries than the documented listing limit. */
     public static final String TOO_MANY_ENTRIES = "TOO_MANY_ENTRIES";
     /** {@code NotFound}: the path (or the folder it should go into) does not exist. */
     public static final String FILE_NOT_FOUND = "FILE_NOT_FOUND";
     /** {@code Conflict}: create or rename onto a path that already exists. */
-    public static final String ALREADY_EXISTS = "ALREADY_EXISTS";
+    public static final String FILE_EXISTS = "FILE_EXISTS";
     /** {@code Validation}: the operation needs a file but the path names a directory. */
     public static final String NOT_A_FILE = "NOT_A_FILE";
     /** {@code Validation}: the operation needs a directory but the path names a file. */
     public static final String NOT_A_DIRECTORY = "NOT_A_DIRECTORY";
+
+    /** Old name of {@link #INVALID_PATH}. */
+    @Deprecated(forRemoval = true)
+    public static final String PATH_INVALID = INVALID_PATH;
+    /** Old name of {@link #FILE_EXISTS}. */
+    @Deprecated(forRemoval = true)
+    public static final String ALREADY_EXISTS = FILE_EXISTS;
 }

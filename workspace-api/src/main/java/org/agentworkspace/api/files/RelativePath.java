@@ -14,7 +14,7 @@ import org.agentworkspace.api.WorkspaceException;
  * <p>The rules, applied to the string exactly as received (the server decodes a query parameter once; this type
  * never decodes again, so {@code ..%2Fx} is a literal name):
  * <ul>
- *   <li>{@code PATH_INVALID}: {@code null}; longer than {@value #MAX_LENGTH} characters; a NUL or any other
+ *   <li>{@code INVALID_PATH}: {@code null}; longer than {@value #MAX_LENGTH} characters; a NUL or any other
  *       control character (U+0000 to U+001F, U+007F); a backslash anywhere (paths are {@code /}-separated on
  *       every host); a segment longer than {@value #MAX_SEGMENT_BYTES} UTF-8 bytes.</li>
  *   <li>{@code PATH_OUTSIDE_PROJECT}: a leading {@code /} (absolute), or any {@code ..} segment, even one that
@@ -49,7 +49,7 @@ public record RelativePath(List<String> segments) {
     /**
      * Parses a client path by the rules above.
      *
-     * @throws WorkspaceException.Validation with {@code PATH_INVALID}
+     * @throws WorkspaceException.Validation with {@code INVALID_PATH}
      * @throws WorkspaceException.Forbidden with {@code PATH_OUTSIDE_PROJECT}
      */
     public static RelativePath parse(String raw) {
@@ -144,7 +144,7 @@ public record RelativePath(List<String> segments) {
     }
 
     private static WorkspaceException invalid(String message) {
-        return new WorkspaceException.Validation(FileErrorCodes.PATH_INVALID, message);
+        return new WorkspaceException.Validation(FileErrorCodes.INVALID_PATH, message);
     }
 
     private static WorkspaceException outside(String message) {

@@ -9,12 +9,12 @@ public final class VcsErrorCodes {
     private VcsErrorCodes() {
     }
 
-    /** {@code NotFound}: the project directory is not the root of a git working tree. */
+    /** {@code Conflict}: the project directory is not the root of a git working tree. */
     public static final String NOT_A_GIT_REPOSITORY = "NOT_A_GIT_REPOSITORY";
     /** {@code Conflict}: a pull or checkout stopped on conflicting changes; the message names how many paths. */
     public static final String GIT_CONFLICT = "GIT_CONFLICT";
     /** {@code Conflict}: the remote refused the update (not a fast-forward, stale lease, or refused by the remote). */
-    public static final String PUSH_REJECTED = "PUSH_REJECTED";
+    public static final String GIT_PUSH_REJECTED = "GIT_PUSH_REJECTED";
     /**
      * {@code Forbidden}: the remote asked for credentials and refused the ones given, or none were given, or they
      * were withheld because the remote is not on an allowed credential origin (the message says which).
@@ -31,7 +31,7 @@ public final class VcsErrorCodes {
     /** {@code Conflict}: pull needs an upstream and the current branch has none (or HEAD is detached). */
     public static final String NO_UPSTREAM = "NO_UPSTREAM";
     /** {@code Unavailable}: the remote could not be reached or is not a repository. */
-    public static final String REMOTE_UNAVAILABLE = "REMOTE_UNAVAILABLE";
+    public static final String GIT_REMOTE_UNAVAILABLE = "GIT_REMOTE_UNAVAILABLE";
     /**
      * {@code Forbidden}: the repository's configuration asks for something the service refuses to do: run an
      * external program (a clean or smudge filter driver), use a remote protocol other than a local path, file,
@@ -40,4 +40,14 @@ public final class VcsErrorCodes {
     public static final String GIT_UNSAFE_CONFIG = "GIT_UNSAFE_CONFIG";
     /** {@code Conflict}: the repository is in a state the operation cannot start from (e.g. a merge in progress). */
     public static final String GIT_INVALID_STATE = "GIT_INVALID_STATE";
+
+    /** {@code Unavailable}: no git implementation is installed (the engine was embedded without workspace-git). */
+    public static final String GIT_UNAVAILABLE = "GIT_UNAVAILABLE";
+
+    /** Old name of {@link #GIT_PUSH_REJECTED}. */
+    @Deprecated(forRemoval = true)
+    public static final String PUSH_REJECTED = GIT_PUSH_REJECTED;
+    /** Old name of {@link #GIT_REMOTE_UNAVAILABLE}. */
+    @Deprecated(forRemoval = true)
+    public static final String REMOTE_UNAVAILABLE = GIT_REMOTE_UNAVAILABLE;
 }

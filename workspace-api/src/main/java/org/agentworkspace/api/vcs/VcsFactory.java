@@ -14,7 +14,7 @@ public interface VcsFactory {
     /**
      * Opens the working tree whose root is {@code workTree} (the directory that holds {@code .git}).
      *
-     * @throws org.agentworkspace.api.WorkspaceException.NotFound with {@code NOT_A_GIT_REPOSITORY}
+     * @throws org.agentworkspace.api.WorkspaceException.Conflict with {@code NOT_A_GIT_REPOSITORY}
      */
     Vcs open(Path workTree, VcsOptions options);
 

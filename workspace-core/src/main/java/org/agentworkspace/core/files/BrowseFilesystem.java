@@ -25,7 +25,7 @@ import org.agentworkspace.api.files.FileErrorCodes;
  *
  * <p>Rules: the path defaults to {@code ~}; {@code ~} and {@code ~/...} are expanded to the home folder, anything
  * else must be absolute ({@code ~user} is not supported); NUL and other control characters are refused
- * ({@code PATH_INVALID}). The path's <em>real</em> location (symbolic links resolved) must be an allowed root or
+ * ({@code INVALID_PATH}). The path's <em>real</em> location (symbolic links resolved) must be an allowed root or
  * lie below one ({@code PATH_NOT_ALLOWED} otherwise, also for a hidden folder such as {@code ~/.ssh} unless
  * hidden folders are enabled). Only folders are listed (never files, sizes or link targets), hidden ones left
  * out unless enabled; a link is listed when its real target is itself browsable. {@code parent} is null when
@@ -136,7 +136,7 @@ public final class BrowseFilesystem {
                     }
                 }
                 if (entries.size() >= maxEntries) {
-                    throw new WorkspaceException.Validation(FileErrorCodes.TOO_MANY_ENTRIES, "the folder holds more "
+                    throw new WorkspaceException.PayloadTooLarge(FileErrorCodes.TOO_MANY_ENTRIES, "the folder holds more "
                             + "than " + maxEntries + " folders");
                 }
                 entries.add(new BrowseEntry(name, EntryType.DIRECTORY));
@@ -174,7 +174,7 @@ public final class BrowseFilesystem {
     }
 
     private static WorkspaceException invalid(String message) {
-        return new WorkspaceException.Validation(FileErrorCodes.PATH_INVALID, message);
+        return new WorkspaceException.Validation(FileErrorCodes.INVALID_PATH, message);
     }
 
     private static WorkspaceException notAllowed() {

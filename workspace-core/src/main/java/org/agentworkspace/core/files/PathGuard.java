@@ -26,7 +26,7 @@ import org.agentworkspace.api.files.RelativePath;
  *       is looked at without following links. A segment that is a symbolic link is replaced by its real target,
  *       which must lie inside the root (compared by path components, so {@code /x/proj-evil} is not inside
  *       {@code /x/proj}); otherwise {@code PATH_OUTSIDE_PROJECT}. A broken link or a link loop is
- *       {@code PATH_INVALID}. A regular file in the middle of the path is {@code NOT_A_DIRECTORY}.</li>
+ *       {@code INVALID_PATH}. A regular file in the middle of the path is {@code NOT_A_DIRECTORY}.</li>
  *   <li>The first segment that does not exist ends the walk; it and the rest are appended as plain names.</li>
  * </ol>
  * {@link #resolve} follows a final link (for reading, listing and writing content: the link's target inside the
@@ -93,11 +93,11 @@ public final class PathGuard {
      * The directory entry named by {@code path} itself: its parent resolved like {@link #resolve}, its last name
      * not followed. The entry may be a symbolic link (to anywhere) and need not exist.
      *
-     * @throws WorkspaceException.Validation {@code PATH_INVALID} for the project root
+     * @throws WorkspaceException.Validation {@code INVALID_PATH} for the project root
      */
     public Path resolveEntry(RelativePath path) {
         if (path.isRoot()) {
-            throw new WorkspaceException.Validation(FileErrorCodes.PATH_INVALID,
+            throw new WorkspaceException.Validation(FileErrorCodes.INVALID_PATH,
                     "the project root itself cannot be used here");
         }
         Path parent = walk(path.parent().segments());
@@ -172,7 +172,7 @@ public final class PathGuard {
     }
 
     private static WorkspaceException invalid(String message) {
-        return new WorkspaceException.Validation(FileErrorCodes.PATH_INVALID, message);
+        return new WorkspaceException.Validation(FileErrorCodes.INVALID_PATH, message);
     }
 
     private static WorkspaceException outside() {

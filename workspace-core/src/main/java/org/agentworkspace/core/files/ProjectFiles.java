@@ -54,9 +54,9 @@ import org.agentworkspace.api.files.RelativePath;
  *       old file or the new one, never half of one. An existing file keeps its permissions. The folder must exist
  *       ({@code FILE_NOT_FOUND}).</li>
  *   <li><b>create</b> a file (atomically, as above) or a directory, making missing parent folders;
- *       {@code ALREADY_EXISTS} when the path exists, even as a broken link.</li>
+ *       {@code FILE_EXISTS} when the path exists, even as a broken link.</li>
  *   <li><b>rename</b> moves the entry itself (a link stays a link) with {@code ATOMIC_MOVE}; both paths are
- *       confined, the target's folder must exist and the target must not ({@code ALREADY_EXISTS}); a directory
+ *       confined, the target's folder must exist and the target must not ({@code FILE_EXISTS}); a directory
  *       cannot move into itself.</li>
  *   <li><b>delete</b> removes a file, a link (never its target) or a directory with everything below it
  *       (the result says {@code recursive}); links met on the way are removed, never followed. A {@code file} type
@@ -106,7 +106,7 @@ public final class ProjectFiles {
         try (DirectoryStream<Path> stream = Files.newDirectoryStream(dir)) {
             for (Path child : stream) {
                 if (entries.size() >= limits.maxEntries()) {
-                    throw new WorkspaceException.Validation(FileErrorCodes.TOO_MANY_ENTRIES, "the folder holds more "
+                    throw new WorkspaceException.PayloadTooLarge(FileErrorCodes.TOO_MANY_ENTRIES, "the folder holds more "
                             + "than " + limits.maxEntries() + " entries");
                 }
                 String name = child.getFileName().toString();
@@ -375,12 +375,12 @@ public final class ProjectFiles {
             throw alreadyExists(toRel);
         }
         if (fromAttributes.isDirectory() && to.startsWith(from)) {
-            throw new WorkspaceException.Validation(FileErrorCodes.PATH_INVALID, "a folder cannot move into itself");
+            throw new WorkspaceException.Validation(FileErrorCodes.INVALID_PATH, "a folder cannot move into itself");
         }
         try {
             Files.move(from, to, StandardCopyOption.ATOMIC_MOVE);
         } catch (AtomicMoveNotSupportedException e) {
-            throw new WorkspaceException.Validation(FileErrorCodes.PATH_INVALID,
+            throw new WorkspaceException.Validation(FileErrorCodes.INVALID_PATH,
                     "the two paths are on different file systems");
         } catch (NoSuchFileException e) {
             throw notFound(fromRel);
@@ -506,16 +506,16 @@ public final class ProjectFiles {
     }
 
     private static WorkspaceException alreadyExists(RelativePath rel) {
-        return new WorkspaceException.Conflict(FileErrorCodes.ALREADY_EXISTS, "'" + rel + "' already exists");
+        return new WorkspaceException.Conflict(FileErrorCodes.FILE_EXISTS, "'" + rel + "' already exists");
     }
 
     private static WorkspaceException rootRefused() {
-        return new WorkspaceException.Validation(FileErrorCodes.PATH_INVALID,
+        return new WorkspaceException.Validation(FileErrorCodes.INVALID_PATH,
                 "the project root itself cannot be used here");
     }
 
     private static WorkspaceException tooLarge(long limit) {
-        return new WorkspaceException.Validation(FileErrorCodes.FILE_TOO_LARGE, "the file is larger than " + limit
+        return new WorkspaceException.PayloadTooLarge(FileErrorCodes.FILE_TOO_LARGE, "the file is larger than " + limit
                 + " bytes");
     }
 }

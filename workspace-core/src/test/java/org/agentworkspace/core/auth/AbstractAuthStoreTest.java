@@ -84,9 +84,9 @@ abstract class AbstractAuthStoreTest {
 
     @Test
     void migrationsApplyOnceAndReopenIsIdempotent() {
-        assertEquals(1, store.schemaVersion());
+        assertEquals(2, store.schemaVersion());
         try (Store again = Store.open(url)) {
-            assertEquals(1, again.schemaVersion());
+            assertEquals(2, again.schemaVersion());
         }
     }
 

@@ -73,7 +73,7 @@ class BrowseAndVcsTest {
         assertEquals(FileErrorCodes.FILE_NOT_FOUND, code(() -> browser.browse("~/missing")));
         assertEquals(FileErrorCodes.NOT_A_DIRECTORY, code(() -> browser.browse("~/notes.txt")));
         for (String invalid : List.of("relative/path", "~root", "~/a\0b", "a\nb")) {
-            assertEquals(FileErrorCodes.PATH_INVALID, code(() -> browser.browse(invalid)), invalid);
+            assertEquals(FileErrorCodes.INVALID_PATH, code(() -> browser.browse(invalid)), invalid);
         }
         BrowseFilesystem withHidden = BrowseFilesystem.create(List.of(home), home, 10, true);
         assertEquals("OK", code(() -> withHidden.browse("~/.ssh")));
@@ -117,7 +117,7 @@ class BrowseAndVcsTest {
                     RelativePath.parse("lnk")), me));
             assertEquals(List.of(), vcs.status().untracked());
         }
-        assertThrows(WorkspaceException.NotFound.class, () -> GuardedVcs.open(factory,
+        assertThrows(WorkspaceException.Conflict.class, () -> GuardedVcs.open(factory,
                 PathGuard.create(outside), VcsOptions.defaults()));
         assertFalse(VcsProviders.load().all().isEmpty());
         assertThrows(IllegalStateException.class, () -> VcsProviders.of(List.of(factory, factory)));

@@ -121,9 +121,9 @@ class FileAttackTest {
             fail(what + " was not refused");
         } catch (WorkspaceException e) {
             assertFalse(e.getMessage().contains(tmp.toString()), what + " leaked a host path: " + e.getMessage());
-            assertTrue(Set.of(FileErrorCodes.PATH_OUTSIDE_PROJECT, FileErrorCodes.PATH_INVALID,
+            assertTrue(Set.of(FileErrorCodes.PATH_OUTSIDE_PROJECT, FileErrorCodes.INVALID_PATH,
                     FileErrorCodes.FILE_NOT_FOUND, FileErrorCodes.NOT_A_DIRECTORY, FileErrorCodes.NOT_A_FILE,
-                    FileErrorCodes.ALREADY_EXISTS).contains(e.code()), what + " -> " + e.code());
+                    FileErrorCodes.FILE_EXISTS).contains(e.code()), what + " -> " + e.code());
         }
     }
 

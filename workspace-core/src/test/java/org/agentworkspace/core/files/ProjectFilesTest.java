@@ -62,9 +62,9 @@ class ProjectFilesTest {
         }
         for (String invalid : List.of("a\0b", "a\\b", "..\\x", "a\nb", "a\u007fb", "x".repeat(256),
                 "a/".repeat(2100))) {
-            assertEquals(FileErrorCodes.PATH_INVALID, code(() -> RelativePath.parse(invalid)), invalid);
+            assertEquals(FileErrorCodes.INVALID_PATH, code(() -> RelativePath.parse(invalid)), invalid);
         }
-        assertEquals(FileErrorCodes.PATH_INVALID, code(() -> RelativePath.parse(null)));
+        assertEquals(FileErrorCodes.INVALID_PATH, code(() -> RelativePath.parse(null)));
     }
 
     @Test
@@ -103,22 +103,22 @@ class ProjectFilesTest {
         assertEquals(FileErrorCodes.FILE_NOT_FOUND, code(() -> files.delete("nope.txt", null)));
         assertEquals(FileErrorCodes.FILE_NOT_FOUND, code(() -> files.rename("nope.txt", "x.txt")));
         assertEquals(FileErrorCodes.FILE_NOT_FOUND, code(() -> files.rename("dir/f.txt", "nope/x.txt")));
-        assertEquals(FileErrorCodes.ALREADY_EXISTS, code(() -> files.create("dir/f.txt", EntryType.FILE, "y")));
-        assertEquals(FileErrorCodes.ALREADY_EXISTS, code(() -> files.create("dir", EntryType.DIRECTORY, null)));
+        assertEquals(FileErrorCodes.FILE_EXISTS, code(() -> files.create("dir/f.txt", EntryType.FILE, "y")));
+        assertEquals(FileErrorCodes.FILE_EXISTS, code(() -> files.create("dir", EntryType.DIRECTORY, null)));
         files.create("g.txt", EntryType.FILE, "g");
-        assertEquals(FileErrorCodes.ALREADY_EXISTS, code(() -> files.rename("g.txt", "dir/f.txt")));
+        assertEquals(FileErrorCodes.FILE_EXISTS, code(() -> files.rename("g.txt", "dir/f.txt")));
         assertEquals(FileErrorCodes.NOT_A_FILE, code(() -> files.read("dir")));
         assertEquals(FileErrorCodes.NOT_A_FILE, code(() -> files.write("dir", "x")));
         assertEquals(FileErrorCodes.NOT_A_FILE, code(() -> files.delete("dir", EntryType.FILE)));
         assertEquals(FileErrorCodes.NOT_A_DIRECTORY, code(() -> files.delete("g.txt", EntryType.DIRECTORY)));
         assertEquals(FileErrorCodes.NOT_A_DIRECTORY, code(() -> files.list("g.txt")));
         assertEquals(FileErrorCodes.NOT_A_DIRECTORY, code(() -> files.create("g.txt/x", EntryType.FILE, "")));
-        assertEquals(FileErrorCodes.PATH_INVALID, code(() -> files.rename("dir", "dir/inside")));
+        assertEquals(FileErrorCodes.INVALID_PATH, code(() -> files.rename("dir", "dir/inside")));
         for (String root : List.of("", ".", "./")) {
-            assertEquals(FileErrorCodes.PATH_INVALID, code(() -> files.delete(root, null)));
-            assertEquals(FileErrorCodes.PATH_INVALID, code(() -> files.write(root, "x")));
-            assertEquals(FileErrorCodes.PATH_INVALID, code(() -> files.rename(root, "x")));
-            assertEquals(FileErrorCodes.PATH_INVALID, code(() -> files.create(root, EntryType.DIRECTORY, null)));
+            assertEquals(FileErrorCodes.INVALID_PATH, code(() -> files.delete(root, null)));
+            assertEquals(FileErrorCodes.INVALID_PATH, code(() -> files.write(root, "x")));
+            assertEquals(FileErrorCodes.INVALID_PATH, code(() -> files.rename(root, "x")));
+            assertEquals(FileErrorCodes.INVALID_PATH, code(() -> files.create(root, EntryType.DIRECTORY, null)));
         }
         assertTrue(Files.isDirectory(root.resolve("dir")));
         assertEquals("x", Files.readString(root.resolve("dir/f.txt")));

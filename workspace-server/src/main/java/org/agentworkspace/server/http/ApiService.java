@@ -45,28 +45,42 @@ public abstract class ApiService implements HttpService {
         }
 
         public Routes get(String path, Access access, Handler handler) {
-            return add(Method.GET, path, access, handler);
+            return add(Method.GET, path, access, 0, handler);
         }
 
         public Routes post(String path, Access access, Handler handler) {
-            return add(Method.POST, path, access, handler);
+            return add(Method.POST, path, access, 0, handler);
+        }
+
+        /** A POST whose body may be up to {@code maxBodyBytes} (instead of the server's default limit). */
+        public Routes post(String path, Access access, long maxBodyBytes, Handler handler) {
+            return add(Method.POST, path, access, maxBodyBytes, handler);
         }
 
         public Routes put(String path, Access access, Handler handler) {
-            return add(Method.PUT, path, access, handler);
+            return add(Method.PUT, path, access, 0, handler);
+        }
+
+        /** A PUT whose body may be up to {@code maxBodyBytes} (instead of the server's default limit). */
+        public Routes put(String path, Access access, long maxBodyBytes, Handler handler) {
+            return add(Method.PUT, path, access, maxBodyBytes, handler);
         }
 
         public Routes patch(String path, Access access, Handler handler) {
-            return add(Method.PATCH, path, access, handler);
+            return add(Method.PATCH, path, access, 0, handler);
         }
 
         public Routes delete(String path, Access access, Handler handler) {
-            return add(Method.DELETE, path, access, handler);
+            return add(Method.DELETE, path, access, 0, handler);
         }
 
-        private Routes add(Method method, String path, Access access, Handler handler) {
+        /** {@code maxBodyBytes} 0: the server's default body limit. */
+        private Routes add(Method method, String path, Access access, long maxBodyBytes, Handler handler) {
+            if (maxBodyBytes < 0) {
+                throw new IllegalArgumentException("a body limit cannot be negative");
+            }
             table.add(new RouteTable.Route(method.text(), path, access, family));
-            rules.route(method, path, (req, res) -> guard.handle(access, req, res, handler));
+            rules.route(method, path, (req, res) -> guard.handle(access, maxBodyBytes, req, res, handler));
             return this;
         }
     }

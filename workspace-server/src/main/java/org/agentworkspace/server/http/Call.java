@@ -105,6 +105,18 @@ public final class Call {
         return Optional.of(v.asText());
     }
 
+    /** An optional boolean field of the body. */
+    public static boolean optionalBoolean(JsonNode body, String field, boolean otherwise) {
+        JsonNode v = body.get(field);
+        if (v == null || v.isNull()) {
+            return otherwise;
+        }
+        if (!v.isBoolean()) {
+            throw WorkspaceException.Validation.of(field + " must be true or false");
+        }
+        return v.asBoolean();
+    }
+
     /** A required boolean field of the body. */
     public static boolean requiredBoolean(JsonNode body, String field) {
         JsonNode v = body.get(field);
@@ -149,6 +161,29 @@ public final class Call {
 
     public Optional<String> query(String name) {
         return req.query().first(name).asOptional();
+    }
+
+    /** A required query parameter (decoded once); missing is a 400 naming it. */
+    public String requiredQuery(String name) {
+        return query(name).orElseThrow(() -> WorkspaceException.Validation.of(name + " is required"));
+    }
+
+    /** An optional boolean query parameter: {@code true} or {@code false}, anything else is a 400. */
+    public boolean booleanQuery(String name, boolean otherwise) {
+        Optional<String> v = query(name);
+        if (v.isEmpty()) {
+            return otherwise;
+        }
+        return switch (v.get()) {
+            case "true" -> true;
+            case "false" -> false;
+            default -> throw WorkspaceException.Validation.of(name + " must be true or false");
+        };
+    }
+
+    /** A path parameter as decoded by the router (opaque text: only ever looked up, never used as a path). */
+    public String pathParam(String name) {
+        return req.path().pathParameters().get(name);
     }
 
     public void ok(Object body) {

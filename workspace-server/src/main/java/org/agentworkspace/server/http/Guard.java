@@ -66,7 +66,19 @@ public final class Guard {
     record Authenticated(Principal principal, Carrier carrier) {
     }
 
-    void handle(Access access, ServerRequest req, ServerResponse res, ApiService.Handler handler) throws Exception {
+    /**
+     * Runs {@code handler} if the request may reach it.
+     *
+     * @param maxBody the route's body limit; 0 for the server's default ({@code --max-payload-bytes}). A declared
+     *                {@code Content-Length} over it is refused (413) before anything else; a chunked body is cut
+     *                off by {@link Call} when it grows past it
+     */
+    void handle(Access access, long maxBody, ServerRequest req, ServerResponse res, ApiService.Handler handler)
+            throws Exception {
+        long limit = maxBody > 0 ? maxBody : config.maxPayloadBytes();
+        if (req.headers().contentLength().orElse(0L) > limit) {
+            throw new WorkspaceException.PayloadTooLarge("the request body is over " + limit + " bytes");
+        }
         Principal principal = null;
         boolean unsafe = unsafe(req.prologue().method());
         if (access.isPublic()) {
@@ -85,7 +97,7 @@ public final class Guard {
         if (unsafe) {
             requireJsonBody(req);
         }
-        handler.handle(new Call(req, res, principal, json, config.maxPayloadBytes()));
+        handler.handle(new Call(req, res, principal, json, limit));
     }
 
     /** The caller if the request carries a valid header or cookie credential; never throws for a bad one. */

@@ -1,0 +1,369 @@
+package org.agentworkspace.server.git;
+
+import static org.agentworkspace.server.TestServer.bearer;
+import static org.agentworkspace.server.TestServer.expect;
+import static org.agentworkspace.server.TestServer.q;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.io.IOException;
+import java.net.http.HttpResponse;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeSet;
+
+import com.fasterxml.jackson.databind.JsonNode;
+
+import org.agentworkspace.server.GitCli;
+import org.agentworkspace.server.TestServer;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Git through the running server, against real repositories and a local bare remote. After every call the
+ * repository is read back with the {@code git} command and must look exactly as git itself reports it.
+ */
+class GitRoutesTest {
+    static TestServer s;
+    static String admin;
+    static String key;
+    Path work;
+    GitCli git;
+    Path repo;
+    Path remote;
+    Path other;
+    String project;
+
+    @BeforeAll
+    static void start() {
+        s = TestServer.start();
+        admin = s.registerAdmin();
+        key = s.createKey(admin, "git", null)[1];
+    }
+
+    @AfterAll
+    static void stop() {
+        s.close();
+    }
+
+    @BeforeEach
+    void repositories() throws IOException {
+        work = Files.createTempDirectory("aw-git-");
+        git = new GitCli(work.resolve("home"));
+        repo = git.repo(work.resolve("proj"), "a.txt", "one\ntwo\nthree\n", "b.txt", "bee\n", "dir/c.txt", "sea\n",
+                "d.txt", "dee\n", "space name.txt", "spaced\n");
+        remote = git.bareRemote(repo, work.resolve("remote.git"));
+        other = work.resolve("other");
+        git.out(work, "clone", "-q", remote.toString(), other.toString());
+        project = s.quickStart(admin, repo);
+    }
+
+    private JsonNode get(String route) {
+        return expect(s.get(route, "X-API-Key", key), 200, null);
+    }
+
+    private HttpResponse<String> post(String route, Map<String, ?> body) {
+        return s.post(route, body, bearer(admin));
+    }
+
+    private Map<String, Object> body(Object... kv) {
+        Map<String, Object> m = new java.util.LinkedHashMap<>();
+        m.put("project", project);
+        for (int i = 0; i + 1 < kv.length; i += 2) {
+            m.put((String) kv[i], kv[i + 1]);
+        }
+        return m;
+    }
+
+    private String head(Path dir) {
+        return git.out(dir, "rev-parse", "HEAD").strip();
+    }
+
+    /** The spec's GitStatus as read from {@code git status --porcelain -z} and {@code git rev-list}. */
+    private JsonNode expectedStatus() {
+        String branch = git.out(repo, "branch", "--show-current").strip();
+        int ahead = 0;
+        int behind = 0;
+        GitCli.Result upstream = git.run(repo, "rev-parse", "--abbrev-ref", "@{upstream}");
+        if (upstream.exit() == 0) {
+            String[] counts = git.out(repo, "rev-list", "--left-right", "--count", "HEAD...@{upstream}").strip()
+                    .split("\\s+");
+            ahead = Integer.parseInt(counts[0]);
+            behind = Integer.parseInt(counts[1]);
+        }
+        TreeSet<String> modified = new TreeSet<>();
+        TreeSet<String> added = new TreeSet<>();
+        TreeSet<String> deleted = new TreeSet<>();
+        TreeSet<String> untracked = new TreeSet<>();
+        String out = git.out(repo, "status", "--porcelain=v1", "-z", "--untracked-files=all", "--no-renames");
+        for (String entry : out.split("\0")) {
+            if (entry.isEmpty()) {
+                continue;
+            }
+            char x = entry.charAt(0);
+            char y = entry.charAt(1);
+            String xy = "" + x + y;
+            String path = entry.substring(3);
+            if (xy.equals("??")) {
+                untracked.add(path);
+            } else if (x == 'U' || y == 'U' || xy.equals("AA") || xy.equals("DD")) {
+                modified.add(path);
+            } else if (x == 'D' || y == 'D') {
+                deleted.add(path);
+            } else if (x == 'A') {
+                added.add(path);
+            } else {
+                modified.add(path);
+            }
+        }
+        Map<String, Object> m = new java.util.LinkedHashMap<>();
+        m.put("branch", branch.isEmpty() ? "HEAD" : branch);
+        m.put("ahead", ahead);
+        m.put("behind", behind);
+        m.put("modified", List.copyOf(modified));
+        m.put("added", List.copyOf(added));
+        m.put("deleted", List.copyOf(deleted));
+        m.put("untracked", List.copyOf(untracked));
+        return TestServer.JSON.valueToTree(m);
+    }
+
+    private JsonNode status() {
+        return get("/api/git/status?project=" + project);
+    }
+
+    /** A working tree with every kind of change. */
+    private void messUp() throws IOException {
+        GitCli.write(repo, "a.txt", "one\nTWO\nthree\n");
+        GitCli.write(repo, "new-staged.txt", "fresh\n");
+        git.out(repo, "add", "new-staged.txt");
+        Files.delete(repo.resolve("b.txt"));
+        git.out(repo, "rm", "-q", "--cached", "d.txt");
+        GitCli.write(repo, "space name.txt", "changed\n");
+        git.out(repo, "add", "space name.txt");
+        GitCli.write(repo, "space name.txt", "changed again\n");
+        GitCli.write(repo, "untracked/deep/u.txt", "u\n");
+        GitCli.write(repo, "top-untracked.txt", "t\n");
+    }
+
+    @Test
+    void statusEqualsGitPorcelain() throws IOException {
+        assertEquals(expectedStatus(), status());
+        messUp();
+        JsonNode actual = status();
+        assertEquals(expectedStatus(), actual);
+        // spot checks, so a shared misreading cannot hide
+        assertEquals("[\"a.txt\",\"space name.txt\"]", actual.path("modified").toString());
+        assertEquals("[\"new-staged.txt\"]", actual.path("added").toString());
+        assertEquals("[\"b.txt\",\"d.txt\"]", actual.path("deleted").toString());
+        assertEquals("[\"d.txt\",\"top-untracked.txt\",\"untracked/deep/u.txt\"]", actual.path("untracked").toString());
+
+        git.out(repo, "commit", "-q", "-m", "local");
+        GitCli.write(other, "remote-only.txt", "r\n");
+        git.out(other, "add", "-A");
+        git.out(other, "commit", "-q", "-m", "theirs");
+        git.out(other, "push", "-q", "origin", "main");
+        git.out(repo, "fetch", "-q", "origin");
+        JsonNode diverged = status();
+        assertEquals(expectedStatus(), diverged);
+        assertEquals(1, diverged.path("ahead").asInt());
+        assertEquals(1, diverged.path("behind").asInt());
+    }
+
+    @Test
+    void diffEqualsGitDiff() throws IOException {
+        assertEquals("", get("/api/git/diff?project=" + project).path("diff").asText());
+        messUp();
+        GitCli.write(repo, "dir/c.txt", "sea\nmore\n");
+        assertEquals(git.out(repo, "diff", "--no-renames", "--no-ext-diff", "--abbrev=7"),
+                get("/api/git/diff?project=" + project).path("diff").asText());
+        assertEquals(git.out(repo, "diff", "--cached", "--no-renames", "--no-ext-diff", "--abbrev=7"),
+                get("/api/git/diff?project=" + project + "&staged=true").path("diff").asText());
+        assertEquals(git.out(repo, "diff", "--no-renames", "--no-ext-diff", "--abbrev=7", "--", "dir/c.txt"),
+                get("/api/git/diff?project=" + project + "&file=" + q("dir/c.txt")).path("diff").asText());
+        assertEquals(git.out(repo, "diff", "--cached", "--no-renames", "--no-ext-diff", "--abbrev=7", "--",
+                "space name.txt"), get("/api/git/diff?project=" + project + "&staged=true&file="
+                + q("space name.txt")).path("diff").asText());
+        assertFalse(get("/api/git/diff?project=" + project).path("truncated").asBoolean());
+        expect(s.get("/api/git/diff?project=" + project + "&staged=yes", bearer(admin)), 400, "VALIDATION_FAILED");
+    }
+
+    @Test
+    void branchesEqualGitForEachRef() {
+        git.out(repo, "branch", "feature/x");
+        git.out(other, "push", "-q", "origin", "HEAD:refs/heads/shared");
+        git.out(repo, "fetch", "-q", "origin");
+        JsonNode b = get("/api/git/branches?project=" + project);
+        assertEquals(git.out(repo, "branch", "--show-current").strip(), b.path("current").asText());
+        assertEquals(GitCli.lines(git.out(repo, "for-each-ref", "--format=%(refname:short)", "refs/heads")),
+                strings(b.path("local")));
+        List<String> remotes = new ArrayList<>(GitCli.lines(git.out(repo, "for-each-ref",
+                "--format=%(refname:strip=2)", "refs/remotes")));
+        remotes.remove("origin/HEAD");
+        assertEquals(remotes, strings(b.path("remote")));
+        assertEquals(List.of("origin/main", "origin/shared"), strings(b.path("remote")));
+    }
+
+    @Test
+    void commitRecordsExactlyWhatGitShows() throws IOException {
+        messUp();
+        String before = head(repo);
+        JsonNode c = expect(post("/api/git/commit", body("message", "api commit\n\nbody line", "files",
+                List.of("a.txt", "top-untracked.txt", "b.txt"))), 200, null);
+        assertEquals(head(repo), c.path("commit").asText());
+        assertEquals("main", c.path("branch").asText());
+        assertEquals(before, git.out(repo, "rev-parse", "HEAD~1").strip());
+        assertEquals("admin\nadmin@agent-workspace.invalid\napi commit\n\nbody line",
+                git.out(repo, "log", "-1", "--format=%an%n%ae%n%B").strip());
+        assertEquals(List.of("M\ta.txt", "D\tb.txt", "A\ttop-untracked.txt"),
+                GitCli.lines(git.out(repo, "show", "--no-renames", "--name-status", "--format=", "HEAD")));
+        // Nothing else went in: the other changes are where they were.
+        assertEquals(expectedStatus(), status());
+        assertTrue(status().path("added").toString().contains("new-staged.txt"));
+
+        // Without files: everything staged, like git commit.
+        JsonNode staged = expect(post("/api/git/commit", body("message", "the staged rest")), 200, null);
+        assertEquals(head(repo), staged.path("commit").asText());
+        assertEquals(List.of("D\td.txt", "A\tnew-staged.txt", "M\tspace name.txt"),
+                GitCli.lines(git.out(repo, "show", "--no-renames", "--name-status", "--format=", "HEAD")));
+        assertEquals("changed\n", git.out(repo, "show", "HEAD:space name.txt"), "the staged version, not the tree");
+        assertEquals(expectedStatus(), status());
+
+        expect(post("/api/git/commit", body("message", "again")), 409, "NOTHING_TO_COMMIT");
+        expect(post("/api/git/commit", body("message", "  ")), 400, null);
+        expect(post("/api/git/commit", body()), 400, "VALIDATION_FAILED");
+        assertEquals(staged.path("commit").asText(), head(repo));
+    }
+
+    @Test
+    void pushUpdatesTheBareRemoteAsGitWould() {
+        GitCli.write(repo, "a.txt", "pushed\n");
+        git.out(repo, "commit", "-q", "-am", "to push");
+        JsonNode p = expect(post("/api/git/push", body()), 200, null);
+        assertEquals("origin", p.path("remote").asText());
+        assertEquals("main", p.path("branch").asText());
+        assertFalse(p.path("upToDate").asBoolean());
+        assertEquals(head(repo), git.out(remote, "rev-parse", "main").strip());
+        assertEquals(head(repo), git.out(repo, "rev-parse", "origin/main").strip());
+        assertEquals(expectedStatus(), status());
+        assertEquals(0, status().path("ahead").asInt());
+        assertTrue(expect(post("/api/git/push", body()), 200, null).path("upToDate").asBoolean());
+
+        // A new branch is pushed to the same name and tracks it afterwards.
+        git.out(repo, "checkout", "-q", "-b", "feature");
+        GitCli.write(repo, "f.txt", "f\n");
+        git.out(repo, "add", "f.txt");
+        git.out(repo, "commit", "-q", "-m", "feature");
+        git.out(repo, "checkout", "-q", "main");
+        expect(post("/api/git/push", body("branch", "feature", "remote", "origin")), 200, null);
+        assertEquals(git.out(repo, "rev-parse", "feature").strip(), git.out(remote, "rev-parse", "feature").strip());
+        assertEquals("origin/feature", git.out(repo, "rev-parse", "--abbrev-ref", "feature@{upstream}").strip());
+
+        // Someone else pushed first: rejected, the remote keeps their commit; force (with lease) after a fetch wins.
+        GitCli.write(other, "o.txt", "other\n");
+        git.out(other, "add", "o.txt");
+        git.out(other, "commit", "-q", "-m", "other");
+        git.out(other, "pull", "-q", "--no-rebase", "origin", "main");
+        git.out(other, "push", "-q", "origin", "main");
+        String theirs = git.out(remote, "rev-parse", "main").strip();
+        GitCli.write(repo, "a.txt", "mine\n");
+        git.out(repo, "commit", "-q", "-am", "mine");
+        expect(post("/api/git/push", body()), 409, "GIT_PUSH_REJECTED");
+        assertEquals(theirs, git.out(remote, "rev-parse", "main").strip());
+        expect(post("/api/git/push", body("force", true)), 409, "GIT_PUSH_REJECTED");
+        assertEquals(theirs, git.out(remote, "rev-parse", "main").strip(), "the lease protects an unseen commit");
+        git.out(repo, "fetch", "-q", "origin");
+        expect(post("/api/git/push", body("force", true)), 200, null);
+        assertEquals(head(repo), git.out(remote, "rev-parse", "main").strip());
+        expect(post("/api/git/push", body("force", "yes")), 400, "VALIDATION_FAILED");
+    }
+
+    @Test
+    void pullMergesTheOtherDevelopersCommitsAndStopsOnConflicts() {
+        expect(post("/api/git/pull", body()), 200, null);
+        GitCli.write(other, "theirs.txt", "theirs\n");
+        git.out(other, "add", "theirs.txt");
+        git.out(other, "commit", "-q", "-m", "theirs");
+        git.out(other, "push", "-q", "origin", "main");
+        JsonNode ff = expect(post("/api/git/pull", body()), 200, null);
+        assertEquals("fast-forward", ff.path("outcome").asText());
+        assertEquals(head(other), head(repo));
+        assertEquals(head(repo), ff.path("head").asText());
+        assertEquals("theirs\n", git.out(repo, "show", "HEAD:theirs.txt"));
+        assertEquals(expectedStatus(), status());
+        assertEquals("up-to-date", expect(post("/api/git/pull", body()), 200, null).path("outcome").asText());
+
+        // Both change the same line: a conflict, left as git leaves it.
+        GitCli.write(other, "a.txt", "one\nTHEIRS\nthree\n");
+        git.out(other, "commit", "-q", "-am", "their line");
+        git.out(other, "push", "-q", "origin", "main");
+        GitCli.write(repo, "a.txt", "one\nOURS\nthree\n");
+        git.out(repo, "commit", "-q", "-am", "our line");
+        expect(post("/api/git/pull", body()), 409, "GIT_CONFLICT");
+        assertEquals(List.of("a.txt"), GitCli.lines(git.out(repo, "diff", "--name-only", "--diff-filter=U")));
+        assertTrue(Files.exists(repo.resolve(".git/MERGE_HEAD")), "the merge is in progress, as git leaves it");
+        JsonNode conflicted = status();
+        assertEquals(expectedStatus(), conflicted);
+        assertTrue(conflicted.path("modified").toString().contains("a.txt"));
+    }
+
+    @Test
+    void checkoutSwitchesAndCreatesTrackingBranchesLikeGit() throws IOException {
+        git.out(repo, "branch", "local-one");
+        JsonNode c = expect(post("/api/git/checkout", body("branch", "local-one")), 200, null);
+        assertEquals("local-one", c.path("branch").asText());
+        assertFalse(c.path("created").asBoolean());
+        assertEquals("local-one", git.out(repo, "branch", "--show-current").strip());
+
+        git.out(other, "checkout", "-q", "-b", "remote-only");
+        GitCli.write(other, "r.txt", "r\n");
+        git.out(other, "add", "r.txt");
+        git.out(other, "commit", "-q", "-m", "remote only");
+        git.out(other, "push", "-q", "origin", "remote-only");
+        git.out(repo, "fetch", "-q", "origin");
+        JsonNode created = expect(post("/api/git/checkout", body("branch", "remote-only")), 200, null);
+        assertTrue(created.path("created").asBoolean());
+        assertEquals("origin/remote-only", created.path("upstream").asText());
+        assertEquals("remote-only", git.out(repo, "branch", "--show-current").strip());
+        assertEquals("origin/remote-only", git.out(repo, "rev-parse", "--abbrev-ref", "@{upstream}").strip());
+        assertEquals(head(other), head(repo));
+        assertEquals(expectedStatus(), status());
+
+        expect(post("/api/git/checkout", body("branch", "no-such-branch")), 404, "BRANCH_NOT_FOUND");
+        // A local change that the switch would overwrite stops it and changes nothing.
+        GitCli.write(repo, "r.txt", "local edit\n");
+        String before = git.out(repo, "status", "--porcelain");
+        expect(post("/api/git/checkout", body("branch", "main")), 409, "GIT_CONFLICT");
+        assertEquals("remote-only", git.out(repo, "branch", "--show-current").strip());
+        assertEquals(before, git.out(repo, "status", "--porcelain"));
+        assertEquals("local edit\n", Files.readString(repo.resolve("r.txt")));
+    }
+
+    @Test
+    void aFolderThatIsNotARepositoryAndUnknownProjectsHaveCodes() throws IOException {
+        Path plain = Files.createDirectories(work.resolve("plain"));
+        String name = s.quickStart(admin, plain);
+        expect(s.get("/api/git/status?project=" + name, bearer(admin)), 409, "NOT_A_GIT_REPOSITORY");
+        expect(s.post("/api/git/commit", Map.of("project", name, "message", "m"), bearer(admin)), 409,
+                "NOT_A_GIT_REPOSITORY");
+        Path sub = repo.resolve("dir");
+        String subName = s.quickStart(admin, sub);
+        expect(s.get("/api/git/branches?project=" + subName, bearer(admin)), 409, "NOT_A_GIT_REPOSITORY");
+        expect(s.get("/api/git/status?project=missing-00000000", bearer(admin)), 404, "PROJECT_NOT_FOUND");
+        expect(s.get("/api/git/status", bearer(admin)), 400, "VALIDATION_FAILED");
+        expect(s.post("/api/git/pull", Map.of(), bearer(admin)), 400, "VALIDATION_FAILED");
+        assertNotEquals("", head(repo));
+    }
+
+    private static List<String> strings(JsonNode array) {
+        List<String> out = new ArrayList<>();
+        array.forEach(n -> out.add(n.asText()));
+        return out;
+    }
+}
