@@ -2,10 +2,14 @@ package org.agentworkspace.core;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;
+import java.nio.file.Path;
+import java.util.Map;
 
 import org.agentworkspace.core.auth.Authentication;
 import org.agentworkspace.core.files.VcsProviders;
 import org.agentworkspace.core.projects.ProjectRegistry;
+import org.agentworkspace.core.providers.ProviderCredentialStore;
+import org.agentworkspace.core.providers.ProviderManagement;
 import org.agentworkspace.core.secrets.GitTokens;
 import org.agentworkspace.core.secrets.SecretBox;
 import org.agentworkspace.core.secrets.UserSecrets;
@@ -29,8 +33,11 @@ public final class WorkspaceEngine implements AutoCloseable {
     private final UserSecrets userSecrets;
     private final GitTokens gitTokens;
     private final ProjectRegistry projects;
+    private final ProviderCredentialStore providerCredentials;
+    private final ProviderManagement providers;
 
-    private WorkspaceEngine(EngineConfig config, Store store, byte[] signingSecret, SecretBox secretBox) {
+    private WorkspaceEngine(EngineConfig config, Store store, byte[] signingSecret, SecretBox secretBox,
+                            Map<String, String> environment) {
         this.config = config;
         this.store = store;
         this.signingSecret = signingSecret;
@@ -39,17 +46,31 @@ public final class WorkspaceEngine implements AutoCloseable {
         this.userSecrets = UserSecrets.create(store, secretBox, config.clock());
         this.gitTokens = GitTokens.create(userSecrets);
         this.projects = ProjectRegistry.create(store, config.clock(), config.dataDir(), VcsProviders.load());
+        this.providerCredentials = ProviderCredentialStore.create(store, secretBox, config.clock());
+        this.providers = ProviderManagement.create(config.dataDir(), environment, providerCredentials,
+                name -> Path.of(projects.get(name).path()), config.clock(),
+                ProviderManagement.Settings.fromEnvironment(environment));
     }
 
-    /** Opens the engine on its data directory and store. */
+    /** Opens the engine on its data directory and store, with this process's environment. */
     public static WorkspaceEngine open(EngineConfig config) {
+        return open(config, System.getenv());
+    }
+
+    /**
+     * Opens the engine on its data directory and store.
+     *
+     * @param environment the server's environment: provider management takes HOME, PATH, the XDG and proxy
+     *                    variables and npm settings from it (children inherit only an allow-list)
+     */
+    public static WorkspaceEngine open(EngineConfig config, Map<String, String> environment) {
         try {
             SecureFiles.ensurePrivateDirectory(config.dataDir());
             byte[] secret = SecureFiles.loadOrCreateSecret(config.dataDir().resolve("jwt-secret"),
                     SIGNING_SECRET_BYTES);
             SecretBox box = SecretBox.open(config.dataDir());
             String url = config.jdbcUrl() != null ? config.jdbcUrl() : Store.sqliteUrl(config.dataDir());
-            return new WorkspaceEngine(config, Store.open(url), secret, box);
+            return new WorkspaceEngine(config, Store.open(url), secret, box, Map.copyOf(environment));
         } catch (IOException e) {
             throw new UncheckedIOException("cannot prepare the data directory", e);
         }
@@ -89,6 +110,14 @@ public final class WorkspaceEngine implements AutoCloseable {
         return gitTokens;
     }
 
+    /**
+     * Provider management: status, stored credentials, models, install jobs, config files, MCP entries, and the
+     * binary and credential a run of a provider uses.
+     */
+    public ProviderManagement providers() {
+        return providers;
+    }
+
     /** The schema version of the store, for diagnostics. */
     public int schemaVersion() {
         return store.schemaVersion();
@@ -96,6 +125,10 @@ public final class WorkspaceEngine implements AutoCloseable {
 
     @Override
     public void close() {
-        store.close();
+        try {
+            providers.close();
+        } finally {
+            store.close();
+        }
     }
 }

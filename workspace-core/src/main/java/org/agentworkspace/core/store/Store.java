@@ -34,8 +34,12 @@ import org.sqlite.SQLiteDataSource;
  */
 public final class Store implements AutoCloseable {
     private static final System.Logger LOG = System.getLogger(Store.class.getName());
-    /** Migrations in order; the number in each name is its version. Never edit a released one: add a new file. */
-    private static final List<String> MIGRATIONS = List.of("V001__accounts.sql", "V002__projects.sql");
+    /**
+     * Migrations in order; the list position is the applied version. Never edit a released one: add a new file.
+     * V005 (provider credentials) follows V002 here; V003/V004 come from other branches and are reconciled at merge.
+     */
+    private static final List<String> MIGRATIONS = List.of("V001__accounts.sql", "V002__projects.sql",
+            "V005__provider_credentials.sql");
     private static final long PG_MIGRATION_LOCK = 0x4157_5350L;
 
     private final Dialect dialect;
