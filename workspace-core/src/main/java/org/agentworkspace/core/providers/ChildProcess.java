@@ -167,9 +167,14 @@ public final class ChildProcess implements AutoCloseable {
 
     /** Kills the tree if it still runs. */
     @Override
-    public void close() throws InterruptedException {
+    public void close() {
         if (process.isAlive()) {
-            killTree();
+            try {
+                killTree();
+            } catch (InterruptedException e) {
+                // the whole tree got SIGKILL at least once before the wait was interrupted
+                Thread.currentThread().interrupt();
+            }
         }
     }
 

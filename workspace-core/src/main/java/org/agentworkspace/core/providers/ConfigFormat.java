@@ -1,6 +1,5 @@
 package org.agentworkspace.core.providers;
 
-import java.io.IOException;
 import java.util.Locale;
 import java.util.regex.Pattern;
 
@@ -71,8 +70,6 @@ enum ConfigFormat {
                     n = jsonMapper().readTree(content);
                 } catch (JsonProcessingException e) {
                     throw invalid("invalid JSON: " + describe(e));
-                } catch (IOException e) {
-                    throw invalid("invalid JSON");
                 }
                 if (n == null || !n.isObject()) {
                     throw invalid("invalid JSON: the file must hold one JSON object");
@@ -83,7 +80,7 @@ enum ConfigFormat {
                     TOML_MAPPER.readTree(content);
                 } catch (JsonProcessingException e) {
                     throw invalid("invalid TOML: " + describe(e));
-                } catch (IOException | RuntimeException e) {
+                } catch (RuntimeException e) {
                     throw invalid("invalid TOML");
                 }
             }

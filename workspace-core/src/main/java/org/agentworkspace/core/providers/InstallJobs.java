@@ -212,6 +212,11 @@ public final class InstallJobs implements AutoCloseable {
             return status.terminal();
         }
 
+        /** The events kept now, oldest first (never waits). */
+        public synchronized List<JobEvent> kept() {
+            return List.copyOf(events);
+        }
+
         /** The id of the newest event. */
         public synchronized long lastEventId() {
             return nextEventId - 1;

