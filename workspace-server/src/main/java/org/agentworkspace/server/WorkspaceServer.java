@@ -28,7 +28,9 @@ import org.agentworkspace.server.routes.BrowseService;
 import org.agentworkspace.server.routes.FilesService;
 import org.agentworkspace.server.routes.GitService;
 import org.agentworkspace.server.routes.GitTokenService;
+import org.agentworkspace.server.routes.McpService;
 import org.agentworkspace.server.routes.ProjectsService;
+import org.agentworkspace.server.routes.ProvidersService;
 import org.agentworkspace.server.routes.SystemService;
 import org.agentworkspace.server.routes.UserService;
 
@@ -84,7 +86,9 @@ public final class WorkspaceServer implements AutoCloseable {
                 new GitService(ctx.engine().projects(), ctx.engine().gitTokens(), ctx.config().vcsOptions(),
                         ctx.guard(), table),
                 new GitTokenService(ctx.engine().gitTokens(), ctx.guard(), table),
-                new BrowseService(ctx.browser(), defaultBrowsePath(ctx.config()), ctx.guard(), table));
+                new BrowseService(ctx.browser(), defaultBrowsePath(ctx.config()), ctx.guard(), table),
+                new ProvidersService(ctx.engine().providers(), ctx.engine().auth(), ctx.json(), ctx.guard(), table),
+                new McpService(ctx.engine().providers().mcp(), ctx.guard(), table));
         routing.any((req, res) -> {
             List<String> methods = table.methodsFor(req.path().path());
             if (methods.isEmpty()) {
@@ -120,8 +124,12 @@ public final class WorkspaceServer implements AutoCloseable {
         return start(config, System.getenv());
     }
 
+    /**
+     * @param env the server's environment: HOME, PATH and the other variables provider management and the CLIs'
+     *            children may use (only an allow-list ever reaches a child)
+     */
     public static WorkspaceServer start(ServerConfig config, Map<String, String> env) {
-        WorkspaceEngine engine = WorkspaceEngine.open(config.engine());
+        WorkspaceEngine engine = WorkspaceEngine.open(config.engine(), env);
         try {
             Context ctx = Context.create(engine, config, env);
             HttpRouting.Builder routing = HttpRouting.builder();

@@ -18,7 +18,10 @@ public final class EmbeddedContractTarget implements ContractTargetProvider {
     @Override
     public ContractTarget start() throws Exception {
         Path dir = Files.createTempDirectory("aw-contract-");
-        server = WorkspaceServer.start(ServerConfig.forDataDir(dir).withPort(0), Map.of());
+        // a HOME of its own: the suite's MCP and config checks must never touch the real one
+        Path home = Files.createDirectories(dir.resolve("home"));
+        server = WorkspaceServer.start(ServerConfig.forDataDir(dir.resolve("data")).withPort(0),
+                Map.of("HOME", home.toString()));
         return ContractTarget.of("http://127.0.0.1:" + server.port(), "contract-admin", "contract-admin-password");
     }
 
