@@ -162,7 +162,8 @@ class InstallJobsTest {
 
         try (ProvidersFixture g = new ProvidersFixture()) {
             g.env.put("PATH", g.bin.toString());
-            ProvidersFixture.copyExecutable("fake-node.sh", g.bin.resolve("node"));
+            org.agentworkspace.testkit.fakecli.FakeNpm.install(g.bin, true);
+            java.nio.file.Files.delete(g.bin.resolve("npm"));
             assertFailure(g.pm().installs().start("claude", null), "NPM_MISSING", "npm is not on the server's PATH");
         }
 

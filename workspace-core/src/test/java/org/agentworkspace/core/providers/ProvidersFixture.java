@@ -1,12 +1,10 @@
 package org.agentworkspace.core.providers;
 
 import java.io.IOException;
-import java.io.InputStream;
 import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.attribute.PosixFilePermissions;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
@@ -18,6 +16,7 @@ import java.util.stream.Stream;
 
 import org.agentworkspace.core.EngineConfig;
 import org.agentworkspace.core.WorkspaceEngine;
+import org.agentworkspace.testkit.fakecli.FakeNpm;
 
 /**
  * An engine on a temporary data directory whose provider management sees a temporary HOME (never the real one) and
@@ -57,24 +56,9 @@ final class ProvidersFixture implements AutoCloseable {
         return engine().providers();
     }
 
-    /** Installs the fake npm and node (from this package's test resources) into {@link #bin}. */
+    /** Installs the testkit's fake npm (and node) into {@link #bin}. */
     void installFakeNpm(boolean withNode) {
-        copyExecutable("fake-npm.sh", bin.resolve("npm"));
-        if (withNode) {
-            copyExecutable("fake-node.sh", bin.resolve("node"));
-        }
-    }
-
-    static void copyExecutable(String resource, Path to) {
-        try (InputStream in = ProvidersFixture.class.getResourceAsStream(resource)) {
-            if (in == null) {
-                throw new IllegalStateException("missing " + resource);
-            }
-            Files.writeString(to, new String(in.readAllBytes(), StandardCharsets.UTF_8));
-            Files.setPosixFilePermissions(to, PosixFilePermissions.fromString("rwxr-xr-x"));
-        } catch (IOException e) {
-            throw new UncheckedIOException(e);
-        }
+        FakeNpm.install(bin, withNode);
     }
 
     static void write(Path file, String content) {
