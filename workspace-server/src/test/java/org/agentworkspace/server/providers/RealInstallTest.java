@@ -57,6 +57,16 @@ class RealInstallTest {
         return TestServer.start(c -> c, env);
     }
 
+    /** Deletes a test server's folder (installed CLIs take 0.5-1.6 GB). */
+    static void deleteTree(Path dataDir) {
+        Path root = dataDir.getParent();
+        try (var walk = java.nio.file.Files.walk(root)) {
+            walk.sorted(java.util.Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
+        } catch (java.io.IOException e) {
+            System.out.println("could not delete " + root + ": " + e);
+        }
+    }
+
     /** What {@code binary --version} prints, run the way a run starts it (its folder first on PATH). */
     static String versionOutput(Path binary) throws Exception {
         ProcessBuilder pb = new ProcessBuilder(binary.toString(), "--version");
@@ -109,7 +119,8 @@ class RealInstallTest {
     @Test
     void claudeInstallsStreamsResumesAndReportsItsVersion() throws Exception {
         long t0 = System.nanoTime();
-        try (TestServer s = server()) {
+        TestServer s = server();
+        try (s) {
             String admin = s.registerAdmin();
             JsonNode job = expect(s.post("/api/providers/claude/install", null, bearer(admin)), 202, null);
             String id = job.path("jobId").asText();
@@ -130,13 +141,16 @@ class RealInstallTest {
             assertEquals(all, joined, "the reconnect replayed exactly what was missed");
             assertTrue(all.stream().filter(RealInstallTest::npmLine).count() >= 10, "npm's own log is streamed");
             assertInstalled(s, admin, "claude", all);
+        } finally {
+            deleteTree(s.dataDir);
         }
         System.out.println("claude install through the API took " + Duration.ofNanos(System.nanoTime() - t0));
     }
 
     @Test
     void cancellingAnInstallMidwayLeavesNoNpmProcess() throws Exception {
-        try (TestServer s = server()) {
+        TestServer s = server();
+        try (s) {
             String admin = s.registerAdmin();
             String cliBin = s.dataDir.resolve("cli-bin").toString();
             JsonNode job = expect(s.post("/api/providers/gemini/install", null, bearer(admin)), 202, null);
@@ -153,6 +167,8 @@ class RealInstallTest {
             List<SseClient.Event> events = follow(s, admin, "gemini", id, null);
             assertEquals("done", events.getLast().name());
             assertEquals("cancelled", TestServer.JSON.readTree(events.getLast().data()).path("status").asText());
+        } finally {
+            deleteTree(s.dataDir);
         }
     }
 
@@ -185,7 +201,8 @@ class RealInstallTest {
     void fiveClisInstallInOneGo() throws Exception {
         List<String> providers = List.of("claude", "codex", "gemini", "qwen", "opencode");
         long t0 = System.nanoTime();
-        try (TestServer s = server()) {
+        TestServer s = server();
+        try (s) {
             String admin = s.registerAdmin();
             Map<String, String> jobs = new LinkedHashMap<>();
             for (String p : providers) {
@@ -199,6 +216,8 @@ class RealInstallTest {
                 System.out.println(j.getKey() + " finished " + Duration.ofNanos(System.nanoTime() - t)
                         + " after the previous one");
             }
+        } finally {
+            deleteTree(s.dataDir);
         }
         System.out.println("five CLIs installed through the API in " + Duration.ofNanos(System.nanoTime() - t0));
     }
