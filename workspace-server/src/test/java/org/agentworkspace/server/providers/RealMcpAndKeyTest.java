@@ -69,8 +69,12 @@ class RealMcpAndKeyTest {
 
     /** {@code <cli> mcp list} with the server's HOME (gemini: its own home) in a scratch folder. */
     static String mcpList(String cli) throws Exception {
+        return mcpList(cli, Files.createDirectories(s.home().resolve("scratch")));
+    }
+
+    /** {@code <cli> mcp list} run in {@code cwd}. */
+    static String mcpList(String cli, Path cwd) throws Exception {
         Path bin = BINARIES.get(cli);
-        Path cwd = Files.createDirectories(s.home().resolve("scratch"));
         ProcessBuilder pb = new ProcessBuilder(bin.toString(), "mcp", "list").directory(cwd.toFile());
         Map<String, String> env = pb.environment();
         env.clear();
@@ -120,6 +124,32 @@ class RealMcpAndKeyTest {
             assertFalse(out.contains(name), cli + " mcp list still shows the entry:\n" + out);
         }
         System.out.println("mcp list of five real CLIs, twice: " + Duration.ofNanos(System.nanoTime() - t0));
+    }
+
+    @Test
+    void localEntriesAreListedInTheirProject() throws Exception {
+        Path project = Files.createDirectories(s.home().resolve("local-project")).toRealPath();
+        String projectName = s.quickStart(admin, project);
+        String name = "aw-local-" + Long.toHexString(System.nanoTime());
+        for (String cli : CLIS) {
+            expect(s.post("/api/providers/" + cli + "/mcp/servers", Map.of("name", name, "command", "/bin/true",
+                    "scope", "local", "project", projectName), bearer(admin)), 200, null);
+        }
+        // codex reads a project's .codex/config.toml only for a project the user trusts in codex: that is the
+        // user's decision (docs/provider-management.md), taken here through the config editor
+        JsonNode config = expect(s.get("/api/providers/codex/config-files/config", bearer(admin)), 200, null);
+        expect(s.put("/api/providers/codex/config-files/config", Map.of("content", config.path("content").asText()
+                + "\n[projects.\"" + project + "\"]\ntrust_level = \"trusted\"\n"), bearer(admin)), 200, null);
+        for (String cli : CLIS) {
+            String out = mcpList(cli, project);
+            assertTrue(out.contains(name), cli + " mcp list in the project does not show the local entry:\n" + out);
+            assertFalse(mcpList(cli).contains(name), cli + " shows a local entry outside its project");
+        }
+        for (String cli : CLIS) {
+            expect(s.send("DELETE", "/api/providers/" + cli + "/mcp/servers/" + name + "?scope=local&project="
+                    + projectName, null, bearer(admin)), 200, null);
+            assertFalse(mcpList(cli, project).contains(name), cli);
+        }
     }
 
     @Test
