@@ -158,6 +158,12 @@ class RealMcpAndKeyTest {
             String key = "sk-ant-stored-through-the-api-" + Long.toHexString(System.nanoTime());
             expect(s.post("/api/providers/claude/auth/api-key", Map.of("apiKey", key, "baseUrl", mock.baseUrl()),
                     bearer(admin)), 200, null);
+            // other providers' keys are stored too: none may reach the claude child
+            List<String> others = List.of("sk-codex-other-" + System.nanoTime(), "sk-opencode-other-" + System.nanoTime());
+            expect(s.post("/api/providers/codex/auth/api-key", Map.of("apiKey", others.get(0), "baseUrl",
+                    mock.baseUrl() + "/v1"), bearer(admin)), 200, null);
+            expect(s.post("/api/providers/opencode/auth/api-key", Map.of("apiKey", others.get(1)), bearer(admin)),
+                    200, null);
             JsonNode status = expect(s.get("/api/providers/claude/auth/status", bearer(admin)), 200, null);
             assertEquals(BINARIES.get("claude").toString(), status.path("binaryPath").asText());
             assertEquals("2.1.330", status.path("version").asText());
@@ -175,6 +181,14 @@ class RealMcpAndKeyTest {
             assertFalse(calls.isEmpty());
             for (RecordedRequest r : calls) {
                 assertEquals(key, r.apiKey().orElseThrow(), "the model call carried the stored key");
+            }
+            for (RecordedRequest r : mock.requests()) {
+                for (String other : others) {
+                    assertFalse((r.headers() + r.body() + r.query()).contains(other), "another provider's key");
+                }
+            }
+            for (String other : others) {
+                assertFalse(plan.env().containsValue(other), "another provider's key in the claude child's env");
             }
         }
     }
