@@ -1,4 +1,4 @@
-/** The engine: accounts and keys, the store, projects and their confined files and git, sealed secrets, and (later) runs and tasks. Never Helidon. */
+/** The engine: accounts and keys, the store, projects and their confined files and git, sealed secrets, and provider management (status, credentials, models, installs, config files, MCP), and (later) runs and tasks. Never Helidon. */
 module org.agentworkspace.core {
     requires transitive org.agentworkspace.api;
     requires java.sql;
@@ -16,15 +16,17 @@ module org.agentworkspace.core {
     // pty4j is an automatic module; its explicit-module dependencies must be named so the module path resolves them
     requires pty4j;
     requires kotlin.stdlib;
+    requires com.fasterxml.jackson.dataformat.toml;
 
     exports org.agentworkspace.core;
     exports org.agentworkspace.core.auth;
     exports org.agentworkspace.core.files;
     exports org.agentworkspace.core.history;
     exports org.agentworkspace.core.projects;
-    exports org.agentworkspace.core.secrets;
-    exports org.agentworkspace.core.runs;
     exports org.agentworkspace.core.agent;
+    exports org.agentworkspace.core.providers;
+    exports org.agentworkspace.core.runs;
+    exports org.agentworkspace.core.secrets;
     exports org.agentworkspace.core.shell;
 
     uses org.agentworkspace.api.vcs.VcsFactory;

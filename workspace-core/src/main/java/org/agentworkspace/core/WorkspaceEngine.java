@@ -2,11 +2,15 @@ package org.agentworkspace.core;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;
+import java.nio.file.Path;
+import java.util.Map;
 
 import org.agentworkspace.core.auth.Authentication;
 import org.agentworkspace.core.files.VcsProviders;
 import org.agentworkspace.core.projects.ProjectRegistry;
 import org.agentworkspace.core.runs.RunEngine;
+import org.agentworkspace.core.providers.ProviderCredentialStore;
+import org.agentworkspace.core.providers.ProviderManagement;
 import org.agentworkspace.core.secrets.GitTokens;
 import org.agentworkspace.core.secrets.SecretBox;
 import org.agentworkspace.core.secrets.UserSecrets;
@@ -31,8 +35,11 @@ public final class WorkspaceEngine implements AutoCloseable {
     private final UserSecrets userSecrets;
     private final GitTokens gitTokens;
     private final ProjectRegistry projects;
+    private final ProviderCredentialStore providerCredentials;
+    private final ProviderManagement providers;
 
-    private WorkspaceEngine(EngineConfig config, Store store, byte[] signingSecret, SecretBox secretBox) {
+    private WorkspaceEngine(EngineConfig config, Store store, byte[] signingSecret, SecretBox secretBox,
+                            Map<String, String> environment) {
         this.config = config;
         this.store = store;
         this.signingSecret = signingSecret;
@@ -41,18 +48,32 @@ public final class WorkspaceEngine implements AutoCloseable {
         this.userSecrets = UserSecrets.create(store, secretBox, config.clock());
         this.gitTokens = GitTokens.create(userSecrets);
         this.projects = ProjectRegistry.create(store, config.clock(), config.dataDir(), VcsProviders.load());
+        this.providerCredentials = ProviderCredentialStore.create(store, secretBox, config.clock());
+        this.providers = ProviderManagement.create(config.dataDir(), environment, providerCredentials,
+                name -> Path.of(projects.get(name).path()), config.clock(),
+                ProviderManagement.Settings.fromEnvironment(environment));
         this.runs = RunEngine.open(store, config.runs(), config.clock());
     }
 
-    /** Opens the engine on its data directory and store. */
+    /** Opens the engine on its data directory and store, with this process's environment. */
     public static WorkspaceEngine open(EngineConfig config) {
+        return open(config, System.getenv());
+    }
+
+    /**
+     * Opens the engine on its data directory and store.
+     *
+     * @param environment the server's environment: provider management takes HOME, PATH, the XDG and proxy
+     *                    variables and npm settings from it (children inherit only an allow-list)
+     */
+    public static WorkspaceEngine open(EngineConfig config, Map<String, String> environment) {
         try {
             SecureFiles.ensurePrivateDirectory(config.dataDir());
             byte[] secret = SecureFiles.loadOrCreateSecret(config.dataDir().resolve("jwt-secret"),
                     SIGNING_SECRET_BYTES);
             SecretBox box = SecretBox.open(config.dataDir());
             String url = config.jdbcUrl() != null ? config.jdbcUrl() : Store.sqliteUrl(config.dataDir());
-            return new WorkspaceEngine(config, Store.open(url), secret, box);
+            return new WorkspaceEngine(config, Store.open(url), secret, box, Map.copyOf(environment));
         } catch (IOException e) {
             throw new UncheckedIOException("cannot prepare the data directory", e);
         }
@@ -97,6 +118,14 @@ public final class WorkspaceEngine implements AutoCloseable {
         return gitTokens;
     }
 
+    /**
+     * Provider management: status, stored credentials, models, install jobs, config files, MCP entries, and the
+     * binary and credential a run of a provider uses.
+     */
+    public ProviderManagement providers() {
+        return providers;
+    }
+
     /** The schema version of the store, for diagnostics. */
     public int schemaVersion() {
         return store.schemaVersion();
@@ -104,7 +133,11 @@ public final class WorkspaceEngine implements AutoCloseable {
 
     @Override
     public void close() {
-        runs.close();
-        store.close();
+        try {
+            runs.close();
+            providers.close();
+        } finally {
+            store.close();
+        }
     }
 }

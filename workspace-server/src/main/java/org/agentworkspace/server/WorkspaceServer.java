@@ -35,7 +35,9 @@ import org.agentworkspace.server.routes.BrowseService;
 import org.agentworkspace.server.routes.FilesService;
 import org.agentworkspace.server.routes.GitService;
 import org.agentworkspace.server.routes.GitTokenService;
+import org.agentworkspace.server.routes.McpService;
 import org.agentworkspace.server.routes.ProjectsService;
+import org.agentworkspace.server.routes.ProvidersService;
 import org.agentworkspace.server.routes.SystemService;
 import org.agentworkspace.server.routes.UserService;
 import org.agentworkspace.server.shell.ShellEndpoint;
@@ -115,7 +117,10 @@ public final class WorkspaceServer implements AutoCloseable {
                         userId -> ctx.engine().gitTokens().credentials(userId).map(GitCredentials::token),
                         ctx.guard(), table),
                 new AutomationService(ctx.agentRuns(), ctx.config(), ctx.guard(), table),
-                new ShellService(new WsGate(ctx.guard()), ctx.guard(), table));
+                new ShellService(new WsGate(ctx.guard()), ctx.guard(), table),
+
+                new ProvidersService(ctx.engine().providers(), ctx.engine().auth(), ctx.json(), ctx.guard(), table),
+                new McpService(ctx.engine().providers().mcp(), ctx.guard(), table));
         routing.any((req, res) -> {
             List<String> methods = table.methodsFor(req.path().path());
             if (methods.isEmpty()) {
@@ -151,13 +156,17 @@ public final class WorkspaceServer implements AutoCloseable {
         return start(config, System.getenv());
     }
 
+    /**
+     * @param env the server's environment: HOME, PATH and the other variables provider management and the CLIs'
+     *            children may use (only an allow-list ever reaches a child)
+     */
     public static WorkspaceServer start(ServerConfig config, Map<String, String> env) {
         return start(config, env, ShellLimits.defaults());
     }
 
     /** As {@link #start(ServerConfig, Map)}, with the terminal limits of {@code /shell}. */
     public static WorkspaceServer start(ServerConfig config, Map<String, String> env, ShellLimits shellLimits) {
-        WorkspaceEngine engine = WorkspaceEngine.open(config.engine());
+        WorkspaceEngine engine = WorkspaceEngine.open(config.engine(), env);
         ShellEndpoint shell = null;
         try {
             Context ctx = Context.create(engine, config, env);

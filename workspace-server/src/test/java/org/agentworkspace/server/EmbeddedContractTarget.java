@@ -18,10 +18,13 @@ public final class EmbeddedContractTarget implements ContractTargetProvider {
     @Override
     public ContractTarget start() throws Exception {
         Path dir = Files.createTempDirectory("aw-contract-");
-        // the agent-run contract tests run full runs when the target is local: fake CLIs on this host
+        // a HOME of its own: the suite's MCP and config checks must never touch the real one; the agent-run
+        // contract tests run full runs when the target is local: fake CLIs on this host
+        Path home = Files.createDirectories(dir.resolve("home"));
         Path bin = org.agentworkspace.testkit.fakecli.FakeClis.install(dir.resolve("fake-bin"));
-        server = WorkspaceServer.start(ServerConfig.forDataDir(dir).withPort(0).withAgent(
-                org.agentworkspace.core.agent.AgentSettings.defaults().withBinaries(Map.of("*", bin))), Map.of());
+        server = WorkspaceServer.start(ServerConfig.forDataDir(dir.resolve("data")).withPort(0).withAgent(
+                org.agentworkspace.core.agent.AgentSettings.defaults().withBinaries(Map.of("*", bin))),
+                Map.of("HOME", home.toString()));
         return ContractTarget.of("http://127.0.0.1:" + server.port(), "contract-admin", "contract-admin-password");
     }
 

@@ -64,6 +64,13 @@ class SecurityMatrixTest {
         GitCli.write(repo, "dirty.txt", "untracked\n");
         project = s.quickStart(admin, repo);
         expect(s.put("/api/settings/git-token", Map.of("token", "matrix-token-0123456789"), bearer(admin)), 200, null);
+        // provider state every provider route could change: a stored key, an MCP entry, a config file
+        expect(s.post("/api/providers/claude/auth/api-key", Map.of("apiKey", "sk-matrix-claude-0123456789"),
+                bearer(admin)), 200, null);
+        expect(s.post("/api/providers/claude/mcp/servers", Map.of("name", "matrix-server", "command", "/bin/true"),
+                bearer(admin)), 200, null);
+        expect(s.put("/api/providers/claude/config-files/settings", Map.of("content", "{\"model\": \"opus\"}"),
+                bearer(admin)), 200, null);
 
         byte[] secret = Files.readAllBytes(s.dataDir.resolve("jwt-secret"));
         User adminUser = s.server.engine().auth().accounts().list().getFirst();
@@ -122,7 +129,9 @@ class SecurityMatrixTest {
     /** The route's path with real ids and names, and the query a GET needs to succeed. */
     static String concretePath(RouteTable.Route r) {
         String path = r.path().replace("{keyId}", key[0]).replace("{userId}", bobId).replace("{projectName}", project)
-                .replace("{runId}", "run_none");
+                .replace("{runId}", "run_none")
+                .replace("{provider}", "claude").replace("{jobId}", "no-such-job").replace("{fileId}", "settings")
+                .replace("{name}", "matrix-server");
         return switch (r.method() + " " + r.path()) {
             case "GET /api/projects/{projectName}/file" -> path + "?path=a.txt";
             case "GET /api/projects/{projectName}/files" -> path + "?path=dir";
@@ -149,6 +158,12 @@ class SecurityMatrixTest {
             case "PUT /api/settings/git-token" -> Map.of("token", "sneaky-token-0123456789");
             case "POST /api/agent" -> Map.of("message", "sneaky", "projectPath", work.toString(), "stream", false);
             case "POST /api/automation/run" -> Map.of("prompt", "sneaky", "projectPath", work.toString());
+            case "POST /api/providers/{provider}/auth/api-key" -> Map.of("apiKey", "sk-sneaky-0123456789abcdef");
+            case "POST /api/providers/{provider}/oauth-paste" ->
+                    Map.of("url", "https://login.example/done#access_token=sneaky-token-0123456789");
+            case "PUT /api/providers/{provider}/config-files/{fileId}" -> Map.of("content", "{\"pwned\": true}");
+            case "POST /api/providers/{provider}/mcp/servers", "POST /api/providers/mcp/servers/global" ->
+                    Map.of("name", "sneaky", "command", "/bin/true");
             default -> r.method().equals("GET") ? null : Map.of();
         };
     }
@@ -164,9 +179,16 @@ class SecurityMatrixTest {
         String git = s.get("/api/git/status?project=" + project, bearer(admin)).body()
                 + s.get("/api/git/branches?project=" + project, bearer(admin)).body();
         String token = s.get("/api/settings/git-token", bearer(admin)).body();
+        String providers = s.get("/api/providers/credentials", bearer(admin)).body()
+                + s.get("/api/providers/claude/mcp/servers", bearer(admin)).body()
+                + s.get("/api/providers/codex/mcp/servers", bearer(admin)).body()
+                + s.get("/api/providers/claude/config-files/settings", bearer(admin)).body();
+        assertTrue(providers.contains("\"hasCredential\":true") && providers.contains("matrix-server")
+                && providers.contains("opus"), "the provider state is readable: " + providers);
         assertTrue(projects.contains(project) && files.contains("alpha 2") && git.contains("\"ahead\":1")
                 && token.contains("\"configured\":true"), "the state is readable: " + projects + files + git + token);
-        return users + keys + projects + files + git + token + java.nio.file.Files.exists(work.resolve("sneaky-project"));
+        return users + keys + projects + files + git + token + providers
+                + java.nio.file.Files.exists(work.resolve("sneaky-project"));
     }
 
     static List<RouteTable.Route> secured() {

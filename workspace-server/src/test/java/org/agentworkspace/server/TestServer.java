@@ -37,10 +37,20 @@ public final class TestServer implements AutoCloseable {
     }
 
     public static TestServer start(UnaryOperator<ServerConfig> customize) {
+        return start(customize, Map.of());
+    }
+
+    /**
+     * A server whose environment is {@code env} plus {@code HOME}: a temporary folder unless {@code env} names one,
+     * so provider management never reads or writes the real home's CLI files.
+     */
+    public static TestServer start(UnaryOperator<ServerConfig> customize, Map<String, String> env) {
         try {
             Path dir = Files.createTempDirectory("aw-test-");
             ServerConfig config = customize.apply(ServerConfig.forDataDir(dir.resolve("data")).withPort(0));
-            return new TestServer(WorkspaceServer.start(config, Map.of()), dir.resolve("data"));
+            Map<String, String> e = new java.util.HashMap<>(env);
+            e.putIfAbsent("HOME", Files.createDirectories(dir.resolve("home")).toString());
+            return new TestServer(WorkspaceServer.start(config, e), dir.resolve("data"));
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }
@@ -67,6 +77,11 @@ public final class TestServer implements AutoCloseable {
     /** Wraps a server started by the test itself (for settings {@link #start} does not take). */
     public static TestServer wrap(WorkspaceServer server, Path dataDir) {
         return new TestServer(server, dataDir);
+    }
+
+    /** The HOME the server's provider management uses. */
+    public Path home() {
+        return server.engine().providers().paths().home();
     }
 
     public URI uri(String path) {

@@ -1,7 +1,16 @@
 package org.agentworkspace.providers.gemini;
 
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.LinkOption;
 import java.nio.file.Path;
 import java.util.List;
+
+import com.fasterxml.jackson.core.json.JsonReadFeature;
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.json.JsonMapper;
+import com.fasterxml.jackson.databind.node.ObjectNode;
 import org.agentworkspace.api.provider.LaunchContext;
 import org.agentworkspace.api.provider.ProviderId;
 import org.agentworkspace.api.provider.RunSpec;
@@ -18,6 +27,10 @@ import org.agentworkspace.providers.common.ProviderBase;
  * adapter owns and rewrites before every launch. The file has no secret and is the same for every run; the auth type
  * comes from the variable {@code AW_GEMINI_AUTH_TYPE} ({@code gemini-api-key} when a key is given, else the CLI's
  * Google login), because a custom base URL alone makes gemini pick the unsupported "gateway" auth type.
+ *
+ * <p>The same file is gemini's user settings, which the service's config editor and MCP editor also write
+ * ({@code mcpServers}, the user's own settings): when it exists and holds a JSON object, the plan keeps its content
+ * and sets only the keys above; otherwise it is {@link #SETTINGS}.
  */
 public final class GeminiProvider extends ProviderBase {
 
@@ -51,7 +64,8 @@ public final class GeminiProvider extends ProviderBase {
         }
         p.option("--prompt", spec.prompt());
         Path home = ctx.providerDir(id());
-        p.file(home.resolve(".gemini").resolve("settings.json"), SETTINGS);
+        Path settings = home.resolve(".gemini").resolve("settings.json");
+        p.file(settings, settings(settings));
         p.env("GEMINI_CLI_HOME", home.toString());
         if (spec.credentials().hasApiKey()) {
             p.secretEnv("GEMINI_API_KEY", spec.credentials().apiKey());
@@ -65,6 +79,40 @@ public final class GeminiProvider extends ProviderBase {
         p.env("GEMINI_CLI_TRUST_WORKSPACE", "true");
         // no second node process relaunched with a bigger heap
         p.env("GEMINI_CLI_NO_RELAUNCH", "true");
+    }
+
+    private static final JsonMapper LENIENT = JsonMapper.builder()
+            .enable(JsonReadFeature.ALLOW_JAVA_COMMENTS)
+            .enable(JsonReadFeature.ALLOW_TRAILING_COMMA)
+            .build();
+
+    /** {@link #SETTINGS} merged over the existing settings file, which keeps everything else it holds. */
+    static String settings(Path file) {
+        try {
+            if (!Files.isRegularFile(file, LinkOption.NOFOLLOW_LINKS) || Files.size(file) > (1 << 20)) {
+                return SETTINGS;
+            }
+            JsonNode existing = LENIENT.readTree(Files.readString(file, StandardCharsets.UTF_8));
+            if (!(existing instanceof ObjectNode merged)) {
+                return SETTINGS;
+            }
+            ObjectNode owned = (ObjectNode) LENIENT.readTree(SETTINGS);
+            deepSet(merged, owned);
+            return LENIENT.writerWithDefaultPrettyPrinter().writeValueAsString(merged) + "\n";
+        } catch (IOException | RuntimeException e) {
+            return SETTINGS;
+        }
+    }
+
+    private static void deepSet(ObjectNode target, ObjectNode values) {
+        values.properties().forEach(e -> {
+            JsonNode current = target.get(e.getKey());
+            if (e.getValue() instanceof ObjectNode sub && current instanceof ObjectNode cur) {
+                deepSet(cur, sub);
+            } else {
+                target.set(e.getKey(), e.getValue().deepCopy());
+            }
+        });
     }
 
     @Override
