@@ -1,5 +1,6 @@
 package org.agentworkspace.git;
 
+import org.agentworkspace.testkit.git.GitCli;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;

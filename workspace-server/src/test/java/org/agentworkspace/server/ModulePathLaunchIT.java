@@ -1,5 +1,6 @@
 package org.agentworkspace.server;
 
+import org.agentworkspace.testkit.git.GitCli;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;

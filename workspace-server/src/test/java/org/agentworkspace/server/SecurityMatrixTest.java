@@ -1,5 +1,6 @@
 package org.agentworkspace.server;
 
+import org.agentworkspace.testkit.git.GitCli;
 import static org.agentworkspace.server.TestServer.bearer;
 import static org.agentworkspace.server.TestServer.expect;
 import static org.junit.jupiter.api.Assertions.assertEquals;

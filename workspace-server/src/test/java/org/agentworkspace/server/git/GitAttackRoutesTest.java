@@ -1,5 +1,6 @@
 package org.agentworkspace.server.git;
 
+import org.agentworkspace.testkit.git.GitCli;
 import static org.agentworkspace.server.TestServer.bearer;
 import static org.agentworkspace.server.TestServer.expect;
 import static org.agentworkspace.server.TestServer.q;
@@ -18,7 +19,7 @@ import java.util.Map;
 
 import com.fasterxml.jackson.databind.JsonNode;
 
-import org.agentworkspace.server.GitCli;
+
 import org.agentworkspace.server.TestServer;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;

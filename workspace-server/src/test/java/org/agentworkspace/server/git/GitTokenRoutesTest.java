@@ -1,5 +1,6 @@
 package org.agentworkspace.server.git;
 
+import org.agentworkspace.testkit.git.GitCli;
 import static org.agentworkspace.server.TestServer.bearer;
 import static org.agentworkspace.server.TestServer.expect;
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -27,7 +28,7 @@ import java.util.stream.Stream;
 
 import com.fasterxml.jackson.databind.JsonNode;
 
-import org.agentworkspace.server.GitCli;
+
 import org.agentworkspace.server.TestServer;
 import org.junit.jupiter.api.Test;
 

@@ -11,6 +11,7 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import org.agentworkspace.testkit.contract.ContractClient.Session;
+import org.agentworkspace.testkit.git.GitCli;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Tag;
@@ -61,7 +62,7 @@ class GitContractTest {
     }
 
     /** A repository with one commit and a bare remote {@code origin}, on this host. */
-    private record Repo(LocalGit git, Path dir, Path remote, Path other, String name) {
+    private record Repo(GitCli git, Path dir, Path remote, Path other, String name) {
         String head(Path d) {
             return git.out(d, "rev-parse", "HEAD").strip();
         }
@@ -69,13 +70,13 @@ class GitContractTest {
 
     private Repo repo(ContractHost host) throws IOException {
         host.assumeLocal("preparing a git repository and a bare remote");
-        LocalGit.assumeAvailable();
+        GitCli.assumeAvailable();
         Path work = Files.createTempDirectory("aw-contract-git-");
-        LocalGit git = new LocalGit(work.resolve("home"));
+        GitCli git = new GitCli(work.resolve("home"), "Contract Suite", "contract@example.com");
         Path dir = work.resolve("proj");
         git.out(work, "init", "-q", "-b", "main", dir.toString());
-        LocalGit.write(dir, "a.txt", "one\ntwo\n");
-        LocalGit.write(dir, "b.txt", "bee\n");
+        GitCli.write(dir, "a.txt", "one\ntwo\n");
+        GitCli.write(dir, "b.txt", "bee\n");
         git.out(dir, "add", "-A");
         git.out(dir, "commit", "-q", "-m", "initial");
         Path remote = work.resolve("remote.git");
@@ -91,11 +92,11 @@ class GitContractTest {
     @Test
     void statusDiffAndBranchesMatchGit(ContractClient client, ContractHost host) throws IOException {
         Repo r = repo(host);
-        LocalGit.write(r.dir(), "a.txt", "one\nTWO\n");
-        LocalGit.write(r.dir(), "new.txt", "new\n");
+        GitCli.write(r.dir(), "a.txt", "one\nTWO\n");
+        GitCli.write(r.dir(), "new.txt", "new\n");
         r.git().out(r.dir(), "add", "new.txt");
         Files.delete(r.dir().resolve("b.txt"));
-        LocalGit.write(r.dir(), "untracked/u.txt", "u\n");
+        GitCli.write(r.dir(), "untracked/u.txt", "u\n");
         r.git().out(r.dir(), "branch", "feature");
 
         JsonNode status = client.get("/api/git/status?project=" + r.name()).as(session).send().expectStatus(200)
@@ -105,7 +106,7 @@ class GitContractTest {
         assertEquals("[\"new.txt\"]", status.path("added").toString());
         assertEquals("[\"b.txt\"]", status.path("deleted").toString());
         assertEquals("[\"untracked/u.txt\"]", status.path("untracked").toString());
-        assertEquals(LocalGit.lines(r.git().out(r.dir(), "status", "--porcelain", "--untracked-files=all")).size(),
+        assertEquals(GitCli.lines(r.git().out(r.dir(), "status", "--porcelain", "--untracked-files=all")).size(),
                 4);
 
         assertEquals(r.git().out(r.dir(), "diff", "--no-renames", "--no-ext-diff", "--abbrev=7"),
@@ -118,7 +119,7 @@ class GitContractTest {
         JsonNode branches = client.get("/api/git/branches?project=" + r.name()).as(session).send().expectStatus(200)
                 .json();
         assertEquals("main", branches.path("current").asText());
-        assertEquals(LocalGit.lines(r.git().out(r.dir(), "for-each-ref", "--format=%(refname:short)", "refs/heads")),
+        assertEquals(GitCli.lines(r.git().out(r.dir(), "for-each-ref", "--format=%(refname:short)", "refs/heads")),
                 strings(branches.path("local")));
         assertEquals(List.of("origin/main"), strings(branches.path("remote")));
     }
@@ -127,7 +128,7 @@ class GitContractTest {
     void commitPushPullAndCheckoutChangeTheRepositoryAsGitWould(ContractClient client, ContractHost host)
             throws IOException {
         Repo r = repo(host);
-        LocalGit.write(r.dir(), "a.txt", "one\nchanged\n");
+        GitCli.write(r.dir(), "a.txt", "one\nchanged\n");
         JsonNode commit = post(client, "/api/git/commit", "project", r.name(), "message", "from the contract suite",
                 "files", List.of("a.txt")).expectStatus(200).json();
         assertEquals(r.head(r.dir()), commit.path("commit").asText());
@@ -138,7 +139,7 @@ class GitContractTest {
         post(client, "/api/git/push", "project", r.name()).expectStatus(200);
         assertEquals(r.head(r.dir()), r.git().out(r.remote(), "rev-parse", "main").strip());
 
-        LocalGit.write(r.other(), "theirs.txt", "theirs\n");
+        GitCli.write(r.other(), "theirs.txt", "theirs\n");
         r.git().out(r.other(), "add", "theirs.txt");
         r.git().out(r.other(), "commit", "-q", "-m", "theirs");
         r.git().out(r.other(), "pull", "-q", "--no-rebase", "origin", "main");

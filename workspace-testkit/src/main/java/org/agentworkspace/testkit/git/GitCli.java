@@ -1,4 +1,4 @@
-package org.agentworkspace.server;
+package org.agentworkspace.testkit.git;
 
 import java.io.IOException;
 import java.io.InputStream;
@@ -12,33 +12,74 @@ import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 
+import org.junit.jupiter.api.Assumptions;
+
 /**
- * The real {@code git} command, the reference HTTP-level git tests compare against. Argv only, a fixed environment
- * (own HOME, no system config, C locale), hooks and fsmonitor off.
+ * The real {@code git} command of this host, the reference that git tests compare against and the tool that contract
+ * tests prepare repositories with. Argv only; a fixed environment (its own HOME, no system configuration, C locale,
+ * UTC); {@code core.fsmonitor} and {@code core.hooksPath} switched off and {@code ext::} transports refused, so that
+ * inspecting a booby-trapped repository can never trip the trap itself.
  */
 public final class GitCli {
     private final Path home;
+    private final String userName;
+    private final String userEmail;
 
+    /** A git whose configuration HOME is {@code home} (created on first use), committing as "Ref Tester". */
     public GitCli(Path home) {
+        this(home, "Ref Tester", "ref@example.com");
+    }
+
+    /** A git whose configuration HOME is {@code home}, committing as {@code userName <userEmail>}. */
+    public GitCli(Path home, String userName, String userEmail) {
         this.home = home;
+        this.userName = userName;
+        this.userEmail = userEmail;
     }
 
-    public record Result(int exit, String out, String err) {
+    /** What one git invocation did: its exit status, raw standard output and standard error. */
+    public record Result(int exit, byte[] stdout, String stderr) {
+        /** Standard output as UTF-8 text. */
+        public String out() {
+            return new String(stdout, StandardCharsets.UTF_8);
+        }
+
+        /** Standard error (same as {@link #stderr()}). */
+        public String err() {
+            return stderr;
+        }
     }
 
-    /** {@code git -C dir args...}; fails the test unless it exits 0. */
+    /** Skips the calling test when no {@code git} command runs here. */
+    public static void assumeAvailable() {
+        boolean ok;
+        try {
+            Process p = new ProcessBuilder("git", "--version").redirectErrorStream(true).start();
+            p.getInputStream().readAllBytes();
+            ok = p.waitFor(30, TimeUnit.SECONDS) && p.exitValue() == 0;
+        } catch (IOException e) {
+            ok = false;
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            ok = false;
+        }
+        Assumptions.assumeTrue(ok, "the git command is not available on this host; skipped");
+    }
+
+    /** Runs {@code git -C dir args...}; fails the test unless it exits 0. */
     public String out(Path dir, String... args) {
         Result r = run(dir, args);
         if (r.exit() != 0) {
-            throw new AssertionError("git " + String.join(" ", args) + " exited " + r.exit() + ": " + r.err());
+            throw new AssertionError("git " + String.join(" ", args) + " exited " + r.exit() + ": " + r.stderr());
         }
         return r.out();
     }
 
+    /** Runs {@code git -C dir args...} whatever its exit status. */
     public Result run(Path dir, String... args) {
         List<String> argv = new ArrayList<>(List.of("git", "-c", "core.fsmonitor=false", "-c",
-                "core.hooksPath=/dev/null", "-c", "protocol.ext.allow=never", "-c", "user.name=Ref Tester", "-c",
-                "user.email=ref@example.com", "-c", "init.defaultBranch=main", "-c", "commit.gpgSign=false", "-c",
+                "core.hooksPath=/dev/null", "-c", "protocol.ext.allow=never", "-c", "user.name=" + userName, "-c",
+                "user.email=" + userEmail, "-c", "init.defaultBranch=main", "-c", "commit.gpgSign=false", "-c",
                 "advice.detachedHead=false", "-C", dir.toString()));
         argv.addAll(List.of(args));
         ProcessBuilder pb = new ProcessBuilder(argv);
@@ -61,8 +102,7 @@ public final class GitCli {
                 p.destroyForcibly();
                 throw new AssertionError("git timed out: " + argv);
             }
-            return new Result(p.exitValue(), new String(out, StandardCharsets.UTF_8),
-                    new String(err.join(), StandardCharsets.UTF_8));
+            return new Result(p.exitValue(), out, new String(err.join(), StandardCharsets.UTF_8));
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         } catch (InterruptedException e) {
@@ -71,7 +111,7 @@ public final class GitCli {
         }
     }
 
-    /** {@code git init -b main} plus one commit of the given files (name, content pairs). */
+    /** {@code git init -b main} at {@code dir} plus one commit of the given files (name, content pairs). */
     public Path repo(Path dir, String... files) {
         out(dir.getParent(), "init", "-q", "-b", "main", dir.toString());
         if (files.length > 0) {
@@ -92,6 +132,7 @@ public final class GitCli {
         return remote;
     }
 
+    /** Writes {@code content} to {@code dir/name}, creating parent folders. */
     public static void write(Path dir, String name, String content) {
         try {
             Path file = dir.resolve(name);
@@ -102,7 +143,7 @@ public final class GitCli {
         }
     }
 
-    /** Lines of output, without blank ones. */
+    /** The lines of {@code out}, none when it is blank. */
     public static List<String> lines(String out) {
         return out.isBlank() ? List.of() : List.of(out.strip().split("\n"));
     }
