@@ -1,23 +1,20 @@
 package org.agentworkspace.core.files;
 
+import org.agentworkspace.testkit.fs.Fingerprints;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assertions.fail;
 
 import java.io.IOException;
-import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.LinkOption;
 import java.nio.file.Path;
-import java.security.MessageDigest;
 import java.util.ArrayList;
-import java.util.HexFormat;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeMap;
-import java.util.stream.Stream;
 
 import org.agentworkspace.api.WorkspaceException;
 import org.agentworkspace.api.files.DeleteResult;
@@ -75,35 +72,12 @@ class FileAttackTest {
         outsideBefore = fingerprint();
     }
 
-    /** Every file and link outside the project, with content hashes and link targets. */
     private Map<String, String> fingerprint() throws IOException {
-        Map<String, String> out = new TreeMap<>();
-        try (Stream<Path> all = Files.walk(base)) {
-            for (Path p : all.toList()) {
-                if (p.startsWith(root) && !p.equals(root)) {
-                    continue;
-                }
-                String key = base.relativize(p).toString();
-                if (Files.isSymbolicLink(p)) {
-                    out.put(key, "link:" + Files.readSymbolicLink(p));
-                } else if (Files.isRegularFile(p, LinkOption.NOFOLLOW_LINKS)) {
-                    out.put(key, sha256(p));
-                } else {
-                    out.put(key, "dir");
-                }
-            }
-        }
-        return out;
+        return Fingerprints.outside(base, root);
     }
 
     private static String sha256(Path file) {
-        try {
-            return HexFormat.of().formatHex(MessageDigest.getInstance("SHA-256").digest(Files.readAllBytes(file)));
-        } catch (IOException e) {
-            throw new UncheckedIOException(e);
-        } catch (java.security.NoSuchAlgorithmException e) {
-            throw new IllegalStateException(e);
-        }
+        return Fingerprints.sha256(file);
     }
 
     @AfterEach

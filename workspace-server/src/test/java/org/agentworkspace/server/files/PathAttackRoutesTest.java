@@ -1,5 +1,6 @@
 package org.agentworkspace.server.files;
 
+import org.agentworkspace.testkit.fs.Fingerprints;
 import static org.agentworkspace.server.TestServer.bearer;
 import static org.agentworkspace.server.TestServer.expect;
 import static org.agentworkspace.server.TestServer.q;
@@ -8,18 +9,14 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.io.IOException;
-import java.io.UncheckedIOException;
 import java.net.http.HttpResponse;
 import java.nio.file.Files;
 import java.nio.file.LinkOption;
 import java.nio.file.Path;
-import java.security.MessageDigest;
 import java.util.ArrayList;
-import java.util.HexFormat;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
-import java.util.TreeMap;
 import java.util.stream.Stream;
 
 import com.fasterxml.jackson.databind.JsonNode;
@@ -280,34 +277,11 @@ class PathAttackRoutesTest {
         assertEquals(canaryHash, sha256(canary));
     }
 
-    /** Every file, folder and link beside the project (not inside it), with content hashes and link targets. */
     private Map<String, String> fingerprint() throws IOException {
-        Map<String, String> out = new TreeMap<>();
-        try (Stream<Path> all = Files.walk(base)) {
-            for (Path p : all.toList()) {
-                if (p.startsWith(root) && !p.equals(root)) {
-                    continue;
-                }
-                String key = base.relativize(p).toString();
-                if (Files.isSymbolicLink(p)) {
-                    out.put(key, "link:" + Files.readSymbolicLink(p));
-                } else if (Files.isRegularFile(p, LinkOption.NOFOLLOW_LINKS)) {
-                    out.put(key, sha256(p));
-                } else {
-                    out.put(key, "dir");
-                }
-            }
-        }
-        return out;
+        return Fingerprints.outside(base, root);
     }
 
     private static String sha256(Path file) {
-        try {
-            return HexFormat.of().formatHex(MessageDigest.getInstance("SHA-256").digest(Files.readAllBytes(file)));
-        } catch (IOException e) {
-            throw new UncheckedIOException(e);
-        } catch (java.security.NoSuchAlgorithmException e) {
-            throw new IllegalStateException(e);
-        }
+        return Fingerprints.sha256(file);
     }
 }
