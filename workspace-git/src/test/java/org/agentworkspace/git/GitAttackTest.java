@@ -1,18 +1,13 @@
 package org.agentworkspace.git;
 
+import org.agentworkspace.testkit.git.AuthWall;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assertions.fail;
 
-import java.io.BufferedReader;
 import java.io.IOException;
-import java.io.InputStreamReader;
-import java.io.OutputStream;
-import java.net.InetAddress;
-import java.net.ServerSocket;
-import java.net.Socket;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -21,7 +16,6 @@ import java.util.ArrayList;
 import java.util.Base64;
 import java.util.List;
 import java.util.Set;
-import java.util.concurrent.CopyOnWriteArrayList;
 
 import org.agentworkspace.api.WorkspaceException;
 import org.agentworkspace.api.files.FileErrorCodes;
@@ -291,50 +285,6 @@ class GitAttackTest {
 
     // ------------------------------------------------------------ GT-6 / GT-7: credentials
 
-    /** An HTTP endpoint that always answers 401 and remembers every Authorization header it was sent. */
-    private static final class AuthWall implements AutoCloseable {
-        final ServerSocket server;
-        final List<String> authorizations = new CopyOnWriteArrayList<>();
-        final List<String> requests = new CopyOnWriteArrayList<>();
-        final Thread thread;
-
-        AuthWall() throws IOException {
-            server = new ServerSocket(0, 50, InetAddress.getLoopbackAddress());
-            thread = Thread.ofVirtual().start(this::serve);
-        }
-
-        int port() {
-            return server.getLocalPort();
-        }
-
-        private void serve() {
-            while (!server.isClosed()) {
-                try (Socket socket = server.accept()) {
-                    BufferedReader in = new BufferedReader(new InputStreamReader(socket.getInputStream(),
-                            StandardCharsets.ISO_8859_1));
-                    String line = in.readLine();
-                    requests.add(String.valueOf(line));
-                    while ((line = in.readLine()) != null && !line.isEmpty()) {
-                        if (line.regionMatches(true, 0, "Authorization:", 0, 14)) {
-                            authorizations.add(line.substring(14).strip());
-                        }
-                    }
-                    OutputStream out = socket.getOutputStream();
-                    out.write(("HTTP/1.1 401 Unauthorized\r\nWWW-Authenticate: Basic realm=\"git\"\r\n"
-                            + "Content-Length: 0\r\nConnection: close\r\n\r\n").getBytes(StandardCharsets.US_ASCII));
-                    out.flush();
-                } catch (IOException e) {
-                    // closed
-                }
-            }
-        }
-
-        @Override
-        public void close() throws Exception {
-            server.close();
-            thread.join(5000);
-        }
-    }
 
     @Test
     void credentialsGoOnlyToAllowedOriginsAndAreNeverStored() throws Exception {
@@ -355,8 +305,8 @@ class GitAttackTest {
                 assertTrue(e.getMessage().contains("not an allowed credential origin"), e.getMessage());
                 assertEquals(VcsErrorCodes.GIT_AUTH_FAILED, code(() -> vcs.pull(credentials)));
             }
-            assertTrue(wall.authorizations.isEmpty(), wall.authorizations.toString());
-            assertFalse(wall.requests.isEmpty());
+            assertTrue(wall.authorizations().isEmpty(), wall.authorizations().toString());
+            assertFalse(wall.requests().isEmpty());
             // Allowed origin: sent as HTTP Basic, refused by the server, reported without the token.
             VcsOptions allowed = VcsOptions.defaults().withCredentialOrigins(Set.of(origin));
             try (Vcs vcs = fx.open(repo, allowed)) {
@@ -369,7 +319,7 @@ class GitAttackTest {
             }
             String basic = "Basic " + Base64.getEncoder().encodeToString(("x-access-token:" + token)
                     .getBytes(StandardCharsets.UTF_8));
-            assertTrue(wall.authorizations.contains(basic), wall.authorizations.toString());
+            assertTrue(wall.authorizations().contains(basic), wall.authorizations().toString());
         }
         for (Path file : List.of(repo.resolve(".git/config"), repo.resolve(".git/FETCH_HEAD"))) {
             if (Files.exists(file)) {

@@ -1,5 +1,6 @@
 package org.agentworkspace.server.git;
 
+import org.agentworkspace.testkit.git.AuthWall;
 import org.agentworkspace.testkit.git.GitCli;
 import static org.agentworkspace.server.TestServer.bearer;
 import static org.agentworkspace.server.TestServer.expect;
@@ -7,13 +8,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import java.io.BufferedReader;
 import java.io.IOException;
-import java.io.InputStreamReader;
-import java.io.OutputStream;
-import java.net.InetAddress;
-import java.net.ServerSocket;
-import java.net.Socket;
 import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -23,7 +18,6 @@ import java.util.Base64;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
-import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.stream.Stream;
 
 import com.fasterxml.jackson.databind.JsonNode;
@@ -39,50 +33,6 @@ import org.junit.jupiter.api.Test;
 class GitTokenRoutesTest {
     static final String TOKEN = "ghp_CANARYtoken0123456789abcdefWXYZ";
 
-    /** An HTTP git endpoint that answers 401 to everything and remembers the Authorization headers it got. */
-    static final class AuthWall implements AutoCloseable {
-        final ServerSocket server;
-        final List<String> authorizations = new CopyOnWriteArrayList<>();
-        final List<String> requests = new CopyOnWriteArrayList<>();
-        final Thread thread;
-
-        AuthWall() throws IOException {
-            server = new ServerSocket(0, 50, InetAddress.getLoopbackAddress());
-            thread = Thread.ofVirtual().start(this::serve);
-        }
-
-        String origin() {
-            return "http://127.0.0.1:" + server.getLocalPort();
-        }
-
-        private void serve() {
-            while (!server.isClosed()) {
-                try (Socket socket = server.accept()) {
-                    BufferedReader in = new BufferedReader(new InputStreamReader(socket.getInputStream(),
-                            StandardCharsets.ISO_8859_1));
-                    requests.add(String.valueOf(in.readLine()));
-                    String line;
-                    while ((line = in.readLine()) != null && !line.isEmpty()) {
-                        if (line.regionMatches(true, 0, "Authorization:", 0, 14)) {
-                            authorizations.add(line.substring(14).strip());
-                        }
-                    }
-                    OutputStream out = socket.getOutputStream();
-                    out.write(("HTTP/1.1 401 Unauthorized\r\nWWW-Authenticate: Basic realm=\"git\"\r\n"
-                            + "Content-Length: 0\r\nConnection: close\r\n\r\n").getBytes(StandardCharsets.US_ASCII));
-                    out.flush();
-                } catch (IOException e) {
-                    // closed, or the client went away
-                }
-            }
-        }
-
-        @Override
-        public void close() throws Exception {
-            server.close();
-            thread.join(5000);
-        }
-    }
 
     @Test
     void theTokenIsStoredSealedShownMaskedAndOnlyToSessions() throws IOException {
@@ -158,7 +108,7 @@ class GitTokenRoutesTest {
 
             // No token stored: the remote asks, nothing is sent, the answer says so.
             expect(s.post("/api/git/push", Map.of("project", project), bearer(admin)), 403, "GIT_AUTH_FAILED");
-            assertTrue(allowed.authorizations.isEmpty());
+            assertTrue(allowed.authorizations().isEmpty());
 
             expect(s.put("/api/settings/git-token", Map.of("token", TOKEN), bearer(admin)), 200, null);
             for (HttpResponse<String> res : List.of(
@@ -170,14 +120,14 @@ class GitTokenRoutesTest {
             }
             String basic = "Basic " + Base64.getEncoder().encodeToString(("x-access-token:" + TOKEN)
                     .getBytes(StandardCharsets.UTF_8));
-            assertTrue(allowed.authorizations.contains(basic), "the token was offered to the configured origin");
+            assertTrue(allowed.authorizations().contains(basic), "the token was offered to the configured origin");
 
             // A remote on another origin never sees it.
             HttpResponse<String> other = s.post("/api/git/push", Map.of("project", project, "remote", "elsewhere"),
                     bearer(admin));
             expect(other, 403, "GIT_AUTH_FAILED");
-            assertFalse(elsewhere.requests.isEmpty(), "the other remote was contacted");
-            assertTrue(elsewhere.authorizations.isEmpty(), "but got no credentials: " + elsewhere.authorizations);
+            assertFalse(elsewhere.requests().isEmpty(), "the other remote was contacted");
+            assertTrue(elsewhere.authorizations().isEmpty(), "but got no credentials: " + elsewhere.authorizations());
 
             String config = Files.readString(repo.resolve(".git/config"));
             assertFalse(config.contains("CANARY"), "the token is never written to the repository");
