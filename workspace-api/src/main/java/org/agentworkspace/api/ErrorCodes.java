@@ -22,6 +22,7 @@ public final class ErrorCodes {
     public static final String QUERY_CREDENTIALS_DISABLED = "QUERY_CREDENTIALS_DISABLED";
     // 403
     public static final String SETUP_COMPLETE = "SETUP_COMPLETE";
+    public static final String SETUP_TOKEN_REQUIRED = "SETUP_TOKEN_REQUIRED";
     public static final String INSUFFICIENT_SCOPE = "INSUFFICIENT_SCOPE";
     public static final String ADMIN_REQUIRED = "ADMIN_REQUIRED";
     public static final String SESSION_REQUIRED = "SESSION_REQUIRED";

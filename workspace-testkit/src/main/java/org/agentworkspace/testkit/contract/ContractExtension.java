@@ -34,6 +34,11 @@ public final class ContractExtension implements ParameterResolver {
      * itself through {@link ContractTargetProvider#local()}).
      */
     public static final String LOCAL = "aw.contract.local";
+    /**
+     * Environment variable holding the target's one-time setup token (the file {@code setup-token} in its data
+     * directory): needed only when the suite registers the first account of a fresh service from another machine.
+     */
+    public static final String SETUP_TOKEN_ENV = "AW_CONTRACT_SETUP_TOKEN";
 
     private static final System.Logger LOG = System.getLogger(ContractExtension.class.getName());
     private static final ExtensionContext.Namespace NAMESPACE = ExtensionContext.Namespace.create(ContractExtension.class);
@@ -112,21 +117,23 @@ public final class ContractExtension implements ParameterResolver {
                 LOG.log(Level.INFO, "contract target from {0}: {1}", provider.getClass().getName(), target.baseUrl());
             }
             ContractClient client = ContractClient.create(target);
-            setUpIfNeeded(client);
+            setUpIfNeeded(client, env.get(SETUP_TOKEN_ENV));
             boolean local = provider != null ? provider.local()
                     : config.apply(LOCAL).map(v -> v.strip().equalsIgnoreCase("true")).orElse(false);
             return new Environment(client, provider, local);
         }
 
-        private static void setUpIfNeeded(ContractClient client) {
+        private static void setUpIfNeeded(ContractClient client, String setupToken) {
             JsonNode status = client.get("/api/auth/status").send().expectStatus(200).json();
             if (status.path("needsSetup").asBoolean(false)) {
                 LOG.log(Level.INFO, "target needs setup: registering {0}", client.target().username());
-                client.post("/api/auth/register")
+                ContractClient.Request register = client.post("/api/auth/register")
                         .json(ContractClient.body("username", client.target().username(),
-                                "password", client.target().password()))
-                        .send()
-                        .expectStatus(200);
+                                "password", client.target().password()));
+                if (setupToken != null && !setupToken.isBlank()) {
+                    register.header("X-Setup-Token", setupToken.strip());
+                }
+                register.send().expectStatus(200);
             }
         }
 
