@@ -27,6 +27,7 @@ module org.agentworkspace.core {
     exports org.agentworkspace.core.providers;
     exports org.agentworkspace.core.runs;
     exports org.agentworkspace.core.secrets;
+    exports org.agentworkspace.core.settings;
     exports org.agentworkspace.core.shell;
 
     uses org.agentworkspace.api.vcs.VcsFactory;

@@ -14,6 +14,7 @@ import org.agentworkspace.core.providers.ProviderManagement;
 import org.agentworkspace.core.secrets.GitTokens;
 import org.agentworkspace.core.secrets.SecretBox;
 import org.agentworkspace.core.secrets.UserSecrets;
+import org.agentworkspace.core.settings.UserSettings;
 import org.agentworkspace.core.store.SecureFiles;
 import org.agentworkspace.core.store.Store;
 
@@ -37,6 +38,7 @@ public final class WorkspaceEngine implements AutoCloseable {
     private final ProjectRegistry projects;
     private final ProviderCredentialStore providerCredentials;
     private final ProviderManagement providers;
+    private final UserSettings settings;
 
     private WorkspaceEngine(EngineConfig config, Store store, byte[] signingSecret, SecretBox secretBox,
                             Map<String, String> environment) {
@@ -53,6 +55,7 @@ public final class WorkspaceEngine implements AutoCloseable {
                 name -> Path.of(projects.get(name).path()), config.clock(),
                 ProviderManagement.Settings.fromEnvironment(environment));
         this.runs = RunEngine.open(store, config.runs(), config.clock());
+        this.settings = UserSettings.create(store, config.clock());
     }
 
     /** Opens the engine on its data directory and store, with this process's environment. */
@@ -122,6 +125,11 @@ public final class WorkspaceEngine implements AutoCloseable {
      * Provider management: status, stored credentials, models, install jobs, config files, MCP entries, and the
      * binary and credential a run of a provider uses.
      */
+    /** Users' non-secret settings (notification preferences). */
+    public UserSettings settings() {
+        return settings;
+    }
+
     public ProviderManagement providers() {
         return providers;
     }

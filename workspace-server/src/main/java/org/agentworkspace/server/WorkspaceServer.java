@@ -38,6 +38,7 @@ import org.agentworkspace.server.routes.GitTokenService;
 import org.agentworkspace.server.routes.McpService;
 import org.agentworkspace.server.routes.ProjectsService;
 import org.agentworkspace.server.routes.ProvidersService;
+import org.agentworkspace.server.routes.SettingsService;
 import org.agentworkspace.server.routes.SystemService;
 import org.agentworkspace.server.routes.UserService;
 import org.agentworkspace.server.shell.ShellEndpoint;
@@ -112,6 +113,7 @@ public final class WorkspaceServer implements AutoCloseable {
                 new GitService(ctx.engine().projects(), ctx.engine().gitTokens(), ctx.config().vcsOptions(),
                         ctx.guard(), table),
                 new GitTokenService(ctx.engine().gitTokens(), ctx.guard(), table),
+                new SettingsService(ctx.engine().settings(), ctx.guard(), table),
                 new BrowseService(ctx.browser(), defaultBrowsePath(ctx.config()), ctx.guard(), table),
                 new AgentService(ctx.agentRuns(), ctx.repositories(),
                         userId -> ctx.engine().gitTokens().credentials(userId).map(GitCredentials::token),

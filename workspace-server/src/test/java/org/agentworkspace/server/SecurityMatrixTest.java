@@ -157,6 +157,9 @@ class SecurityMatrixTest {
             case "POST /api/git/push", "POST /api/git/pull" -> Map.of("project", project);
             case "POST /api/git/checkout" -> Map.of("project", project, "branch", "other");
             case "PUT /api/settings/git-token" -> Map.of("token", "sneaky-token-0123456789");
+            case "PUT /api/settings/notification-preferences" -> Map.of(
+                    "channels", Map.of("inApp", false, "webPush", false),
+                    "events", Map.of("actionRequired", false, "stop", false, "error", false));
             case "POST /api/agent" -> Map.of("message", "sneaky", "projectPath", work.toString(), "stream", false);
             case "POST /api/automation/run" -> Map.of("prompt", "sneaky", "projectPath", work.toString());
             case "POST /api/providers/{provider}/auth/api-key" -> Map.of("apiKey", "sk-sneaky-0123456789abcdef");
