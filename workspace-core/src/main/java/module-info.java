@@ -13,6 +13,7 @@ module org.agentworkspace.core {
     requires com.googlecode.javaewah;
     requires org.apache.commons.codec;
     requires java.net.http;
+    requires java.xml;
     // pty4j is an automatic module; its explicit-module dependencies must be named so the module path resolves them
     requires pty4j;
     requires kotlin.stdlib;
@@ -22,6 +23,7 @@ module org.agentworkspace.core {
     exports org.agentworkspace.core.auth;
     exports org.agentworkspace.core.files;
     exports org.agentworkspace.core.history;
+    exports org.agentworkspace.core.network;
     exports org.agentworkspace.core.projects;
     exports org.agentworkspace.core.agent;
     exports org.agentworkspace.core.providers;

@@ -16,6 +16,7 @@ module org.agentworkspace.testkit {
     exports org.agentworkspace.testkit.realcli;
     exports org.agentworkspace.testkit.git;
     exports org.agentworkspace.testkit.fs;
+    exports org.agentworkspace.testkit.upnp;
     opens org.agentworkspace.testkit.contract to org.junit.platform.commons;
 
     uses org.agentworkspace.testkit.contract.ContractTargetProvider;

@@ -36,6 +36,7 @@ import org.agentworkspace.server.routes.FilesService;
 import org.agentworkspace.server.routes.GitService;
 import org.agentworkspace.server.routes.GitTokenService;
 import org.agentworkspace.server.routes.McpService;
+import org.agentworkspace.server.routes.NetworkService;
 import org.agentworkspace.server.routes.ProjectsService;
 import org.agentworkspace.server.routes.ProvidersService;
 import org.agentworkspace.server.routes.SettingsService;
@@ -73,7 +74,7 @@ public final class WorkspaceServer implements AutoCloseable {
     /** What the routing needs, built once per server. */
     public record Context(WorkspaceEngine engine, ServerConfig config, Json json, SessionTokens tokens, Guard guard,
                           ErrorResponses errors, BuildInfo build, OpenApiDocument openApi, BrowseFilesystem browser,
-                          AgentRuns agentRuns, Repositories repositories) {
+                          AgentRuns agentRuns, Repositories repositories, Map<String, String> env) {
         public static Context create(WorkspaceEngine engine, ServerConfig config, Map<String, String> env) {
             Json json = new Json(config.maxFileBodyBytes());
             SessionTokens tokens = new SessionTokens(engine.signingSecret(), engine.config().clock(),
@@ -89,7 +90,7 @@ public final class WorkspaceServer implements AutoCloseable {
                     System.getenv(), agent);
             return new Context(engine, config, json, tokens, guard, new ErrorResponses(json), BuildInfo.detect(env),
                     OpenApiDocument.load(), browser, agentRuns,
-                    new Repositories(config.agent(), engine.config().dataDir()));
+                    new Repositories(config.agent(), engine.config().dataDir()), Map.copyOf(env));
         }
     }
 
@@ -100,7 +101,7 @@ public final class WorkspaceServer implements AutoCloseable {
      */
     public static RouteTable routing(HttpRouting.Builder routing, Context ctx) {
         RouteTable table = new RouteTable();
-        routing.addFilter(Filters.hostCheck(ctx.config(), ctx.errors()));
+        routing.addFilter(Filters.hostCheck(ctx.config(), ctx.errors(), ctx.guard()));
         routing.addFilter(Filters.securityHeaders());
         routing.register(
                 new SystemService(ctx.build(), ctx.openApi(), ctx.engine().auth(), ctx.json(), ctx.guard(), table),
@@ -114,6 +115,7 @@ public final class WorkspaceServer implements AutoCloseable {
                         ctx.guard(), table),
                 new GitTokenService(ctx.engine().gitTokens(), ctx.guard(), table),
                 new SettingsService(ctx.engine().settings(), ctx.guard(), table),
+                NetworkService.create(ctx.config(), ctx.env(), ctx.guard(), table),
                 new BrowseService(ctx.browser(), defaultBrowsePath(ctx.config()), ctx.guard(), table),
                 new AgentService(ctx.agentRuns(), ctx.repositories(),
                         userId -> ctx.engine().gitTokens().credentials(userId).map(GitCredentials::token),

@@ -50,6 +50,8 @@ public final class TestServer implements AutoCloseable {
             ServerConfig config = customize.apply(ServerConfig.forDataDir(dir.resolve("data")).withPort(0));
             Map<String, String> e = new java.util.HashMap<>(env);
             e.putIfAbsent("HOME", Files.createDirectories(dir.resolve("home")).toString());
+            // UPnP searches stay on this machine (the discard port never answers): tests send no multicast
+            e.putIfAbsent("AW_UPNP_DISCOVERY", "127.0.0.1:9");
             return new TestServer(WorkspaceServer.start(config, e), dir.resolve("data"));
         } catch (IOException e) {
             throw new UncheckedIOException(e);

@@ -118,6 +118,11 @@ public final class ChildProcess implements AutoCloseable {
         return Optional.of(process.exitValue());
     }
 
+    /** Completes when the program itself has exited (its descendants may live on; see {@link #killTree()}). */
+    public java.util.concurrent.CompletableFuture<Process> onExit() {
+        return process.onExit();
+    }
+
     public boolean isAlive() {
         return process.isAlive();
     }

@@ -39,15 +39,16 @@ public final class Filters {
 
     /**
      * DNS-rebinding guard: while bound to loopback, only requests addressed to a loopback name (or a configured
-     * one) are served; a page on attacker.example that resolves to 127.0.0.1 gets 403.
+     * one, or the host of an open public tunnel) are served; a page on attacker.example that resolves to 127.0.0.1
+     * gets 403.
      */
-    public static Filter hostCheck(ServerConfig config, ErrorResponses errors) {
+    public static Filter hostCheck(ServerConfig config, ErrorResponses errors, Guard guard) {
         Set<String> names = new java.util.HashSet<>(Set.of("localhost", "127.0.0.1", "[::1]", "::1"));
         names.addAll(config.allowedHosts());
         return (chain, req, res) -> {
             if (config.loopbackOnly()) {
                 Optional<String> host = req.headers().first(HeaderNames.HOST).map(h -> hostName(h));
-                if (host.isEmpty() || !names.contains(host.get())) {
+                if (host.isEmpty() || !(names.contains(host.get()) || guard.exposedHost(host.get()))) {
                     errors.write(res, Status.FORBIDDEN_403, ErrorCodes.HOST_REJECTED,
                             "this server answers only to its own host names");
                     return;

@@ -52,6 +52,8 @@ public final class Guard {
     private final SessionTokens tokens;
     private final ServerConfig config;
     private final Json json;
+    /** Origins opened at run time (a public tunnel): allowed like configured ones while they are open. */
+    private final java.util.Set<String> exposedOrigins = java.util.concurrent.ConcurrentHashMap.newKeySet();
 
     public Guard(Authentication auth, SessionTokens tokens, ServerConfig config, Json json) {
         this.auth = auth;
@@ -236,6 +238,33 @@ public final class Guard {
         }
     }
 
+    /**
+     * Allows {@code origin} ({@code https://host}) like a configured origin, and its host name in the Host header of
+     * a loopback-bound server, until {@link #unexpose} (a public tunnel while it is open).
+     */
+    public void expose(String origin) {
+        exposedOrigins.add(origin.strip().toLowerCase(Locale.ROOT));
+    }
+
+    /** Withdraws an origin given to {@link #expose}. */
+    public void unexpose(String origin) {
+        exposedOrigins.remove(origin.strip().toLowerCase(Locale.ROOT));
+    }
+
+    /** Whether {@code hostName} (lower case, no port) is the host of an exposed origin. */
+    public boolean exposedHost(String hostName) {
+        for (String o : exposedOrigins) {
+            int scheme = o.indexOf("://");
+            String authority = scheme < 0 ? o : o.substring(scheme + 3);
+            int colon = authority.lastIndexOf(':');
+            String host = colon < 0 || authority.endsWith("]") ? authority : authority.substring(0, colon);
+            if (host.equals(hostName)) {
+                return true;
+            }
+        }
+        return false;
+    }
+
     /** True when {@code origin} is this server's own origin or a configured one. */
     public boolean allowedOrigin(ServerRequest req, String origin) {
         return allowedOrigin(req.headers(), scheme(req), origin);
@@ -248,7 +277,7 @@ public final class Guard {
      */
     boolean allowedOrigin(Headers headers, String scheme, String origin) {
         String o = origin.strip().toLowerCase(Locale.ROOT);
-        if (config.allowedOrigins().contains(o)) {
+        if (config.allowedOrigins().contains(o) || exposedOrigins.contains(o)) {
             return true;
         }
         Optional<String> host = headers.first(HeaderNames.HOST);
