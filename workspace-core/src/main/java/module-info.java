@@ -14,6 +14,8 @@ module org.agentworkspace.core {
     requires org.apache.commons.codec;
     requires java.net.http;
     requires java.xml;
+    // cron-utils is an automatic module
+    requires com.cronutils;
     // pty4j is an automatic module; its explicit-module dependencies must be named so the module path resolves them
     requires pty4j;
     requires kotlin.stdlib;
@@ -31,6 +33,7 @@ module org.agentworkspace.core {
     exports org.agentworkspace.core.secrets;
     exports org.agentworkspace.core.settings;
     exports org.agentworkspace.core.shell;
+    exports org.agentworkspace.core.tasks;
 
     uses org.agentworkspace.api.vcs.VcsFactory;
 

@@ -3,6 +3,7 @@ package org.agentworkspace.core;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.Map;
 
 import org.agentworkspace.core.auth.Authentication;
@@ -15,6 +16,7 @@ import org.agentworkspace.core.secrets.GitTokens;
 import org.agentworkspace.core.secrets.SecretBox;
 import org.agentworkspace.core.secrets.UserSecrets;
 import org.agentworkspace.core.settings.UserSettings;
+import org.agentworkspace.core.tasks.Tasks;
 import org.agentworkspace.core.store.SecureFiles;
 import org.agentworkspace.core.store.Store;
 
@@ -39,6 +41,7 @@ public final class WorkspaceEngine implements AutoCloseable {
     private final ProviderCredentialStore providerCredentials;
     private final ProviderManagement providers;
     private final UserSettings settings;
+    private final Tasks tasks;
 
     private WorkspaceEngine(EngineConfig config, Store store, byte[] signingSecret, SecretBox secretBox,
                             Map<String, String> environment) {
@@ -56,6 +59,7 @@ public final class WorkspaceEngine implements AutoCloseable {
                 ProviderManagement.Settings.fromEnvironment(environment));
         this.runs = RunEngine.open(store, config.runs(), config.clock());
         this.settings = UserSettings.create(store, config.clock());
+        this.tasks = Tasks.create(store, config.clock(), Duration.ofSeconds(60));
     }
 
     /** Opens the engine on its data directory and store, with this process's environment. */
@@ -125,6 +129,11 @@ public final class WorkspaceEngine implements AutoCloseable {
      * Provider management: status, stored credentials, models, install jobs, config files, MCP entries, and the
      * binary and credential a run of a provider uses.
      */
+    /** Automation tasks; their scheduler starts when the embedder calls {@link Tasks#start}. */
+    public Tasks tasks() {
+        return tasks;
+    }
+
     /** Users' non-secret settings (notification preferences). */
     public UserSettings settings() {
         return settings;
@@ -142,6 +151,7 @@ public final class WorkspaceEngine implements AutoCloseable {
     @Override
     public void close() {
         try {
+            tasks.close();
             runs.close();
             providers.close();
         } finally {

@@ -41,6 +41,7 @@ import org.agentworkspace.server.routes.ProjectsService;
 import org.agentworkspace.server.routes.ProvidersService;
 import org.agentworkspace.server.routes.SettingsService;
 import org.agentworkspace.server.routes.SystemService;
+import org.agentworkspace.server.routes.TasksService;
 import org.agentworkspace.server.routes.UserService;
 import org.agentworkspace.server.shell.ShellEndpoint;
 import org.agentworkspace.server.shell.ShellLimits;
@@ -101,6 +102,7 @@ public final class WorkspaceServer implements AutoCloseable {
      */
     public static RouteTable routing(HttpRouting.Builder routing, Context ctx) {
         RouteTable table = new RouteTable();
+        AutomationService automation = new AutomationService(ctx.agentRuns(), ctx.config(), ctx.guard(), table);
         routing.addFilter(Filters.hostCheck(ctx.config(), ctx.errors(), ctx.guard()));
         routing.addFilter(Filters.securityHeaders());
         routing.register(
@@ -120,7 +122,9 @@ public final class WorkspaceServer implements AutoCloseable {
                 new AgentService(ctx.agentRuns(), ctx.repositories(),
                         userId -> ctx.engine().gitTokens().credentials(userId).map(GitCredentials::token),
                         ctx.guard(), table),
-                new AutomationService(ctx.agentRuns(), ctx.config(), ctx.guard(), table),
+                automation,
+                new TasksService(ctx.engine().tasks(), ctx.agentRuns(), ctx.engine().projects(),
+                        ctx.engine().providers(), automation, ctx.guard(), table),
                 new ShellService(new WsGate(ctx.guard()), ctx.guard(), table),
 
                 new ProvidersService(ctx.engine().providers(), ctx.engine().auth(), ctx.json(), ctx.guard(), table),

@@ -130,7 +130,7 @@ class SecurityMatrixTest {
     /** The route's path with real ids and names, and the query a GET needs to succeed. */
     static String concretePath(RouteTable.Route r) {
         String path = r.path().replace("{keyId}", key[0]).replace("{userId}", bobId).replace("{projectName}", project)
-                .replace("{runId}", "run_none")
+                .replace("{runId}", "run_none").replace("{taskId}", "task_none")
                 .replace("{provider}", "claude").replace("{jobId}", "no-such-job").replace("{fileId}", "settings")
                 .replace("{name}", "matrix-server");
         return switch (r.method() + " " + r.path()) {
@@ -157,6 +157,9 @@ class SecurityMatrixTest {
             case "POST /api/git/push", "POST /api/git/pull" -> Map.of("project", project);
             case "POST /api/git/checkout" -> Map.of("project", project, "branch", "other");
             case "PUT /api/settings/git-token" -> Map.of("token", "sneaky-token-0123456789");
+            case "POST /api/automation/tasks", "POST /api/tasks" -> Map.of("prompt", "sneaky", "projectId", project,
+                    "schedule", Map.of("kind", "once", "at", "2099-01-01T00:00:00Z"));
+            case "PATCH /api/automation/tasks/{taskId}", "PATCH /api/tasks/{taskId}" -> Map.of("name", "sneaky");
             case "PUT /api/settings/notification-preferences" -> Map.of(
                     "channels", Map.of("inApp", false, "webPush", false),
                     "events", Map.of("actionRequired", false, "stop", false, "error", false));

@@ -176,8 +176,9 @@ public final class AutomationService extends ApiService {
             if (projectId.isPresent() && !projectId.get().equals(meta.path("projectId").asText(null))) {
                 continue;
             }
-            if (call.query("taskId").isPresent()) {
-                continue; // runs started by tasks carry a taskId once the scheduler exists
+            Optional<String> taskId = call.query("taskId");
+            if (taskId.isPresent() && !taskId.get().equals(meta.path("taskId").asText(null))) {
+                continue;
             }
             out.add(view(info, runs.summary(info)));
         }
@@ -293,7 +294,7 @@ public final class AutomationService extends ApiService {
         r.put("agentType", info.provider());
         r.put("model", meta.path("model").asText(null));
         r.put("projectId", meta.path("projectId").asText(null));
-        r.putNull("taskId");
+        r.put("taskId", meta.path("taskId").asText(null));
         r.put("sessionId", summary.sessionId());
         if (info.exitCode() == null) {
             r.putNull("exitCode");

@@ -1,0 +1,493 @@
+package org.agentworkspace.core.tasks;
+
+import java.security.SecureRandom;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.EnumMap;
+import java.util.HexFormat;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.Condition;
+import java.util.concurrent.locks.ReentrantLock;
+
+import org.agentworkspace.api.WorkspaceException;
+import org.agentworkspace.core.runs.RunEngine;
+import org.agentworkspace.core.runs.RunHandle;
+import org.agentworkspace.core.runs.RunInfo;
+import org.agentworkspace.core.runs.RunStatus;
+import org.agentworkspace.core.store.Store;
+
+/**
+ * Automation tasks and their scheduler.
+ *
+ * <p><b>States.</b> {@code scheduled} → (due) {@code running} → {@code scheduled} again (interval, cron) or
+ * {@code completed}/{@code failed} (once, by the run's outcome). Pause: scheduled|running → {@code paused} (an active
+ * run finishes; nothing new starts). Resume: paused → scheduled ({@code running} while its run is still active),
+ * with the next run recomputed from now; a one-time task whose moment passed runs at once. Cancel: any state that has
+ * not ended → {@code cancelled}, stopping an active run. Update changes the given fields of a task that has not
+ * ended. Delete cancels an active run and removes the task with its run links. Other transitions give 409
+ * {@code TASK_STATE_CONFLICT}.
+ *
+ * <p><b>Scheduling.</b> One scheduler thread wakes at the earliest {@code nextRunAt} (at least every 30 s, and at
+ * once after any change) and starts the due tasks through the {@link Launcher}. A task never overlaps itself: while
+ * its run is active it is not {@code scheduled}, and when the run ends the next run is computed from that moment, so
+ * occurrences missed while it ran, or while the service was down, are coalesced into one run. A run still active
+ * after the task's {@code timeoutMs} is cancelled. After a restart, tasks whose run was interrupted are settled from
+ * the run's stored outcome; overdue tasks run once at start.
+ *
+ * <p>Launch failures (the provider is not installed, the project is gone) count as a failed run: a one-time task
+ * becomes {@code failed}, a recurring one waits for its next time.
+ */
+public final class Tasks implements AutoCloseable {
+    private static final System.Logger LOG = System.getLogger(Tasks.class.getName());
+    private static final SecureRandom RANDOM = new SecureRandom();
+    private static final Duration MAX_SLEEP = Duration.ofSeconds(30);
+    private static final int MAX_NAME = 200;
+
+    /** Starts a task's run; throws {@link WorkspaceException} when it cannot start. */
+    @FunctionalInterface
+    public interface Launcher {
+        RunHandle launch(AutomationTask task);
+    }
+
+    /** What a caller may set when creating a task (validated by {@link #create}). */
+    public record NewTask(String name, String prompt, String agentType, String model, String projectId,
+                          Schedule schedule, Long timeoutMs) {
+    }
+
+    /** A partial update: null fields stay as they are; {@code clearModel}/{@code clearTimeout} set them to null. */
+    public record Changes(String name, String prompt, String agentType, String model, boolean clearModel,
+                          Schedule schedule, Long timeoutMs, boolean clearTimeout) {
+    }
+
+    private final TaskStore store;
+    private final Clock clock;
+    private final ReentrantLock lock = new ReentrantLock();
+    private final Condition changed = lock.newCondition();
+    private RunEngine runs;
+    private Launcher launcher;
+    private Thread scheduler;
+    private volatile boolean closed;
+
+    private Tasks(TaskStore store, Clock clock) {
+        this.store = store;
+        this.clock = clock;
+    }
+
+    /**
+     * The tasks in {@code store}; nothing is scheduled until {@link #start}.
+     *
+     * @param minInterval the shortest interval schedule accepted (60 s in the service)
+     */
+    public static Tasks create(Store store, Clock clock, Duration minInterval) {
+        return new Tasks(new TaskStore(Objects.requireNonNull(store), minInterval), Objects.requireNonNull(clock));
+    }
+
+    /** Reads a schedule's wire form with this service's minimum interval. */
+    public Schedule parseSchedule(com.fasterxml.jackson.databind.JsonNode json) {
+        return Schedule.parse(json, store.minInterval());
+    }
+
+    /** Starts the scheduler: settles interrupted tasks, then runs due tasks through {@code launcher}. */
+    public void start(RunEngine runEngine, Launcher taskLauncher) {
+        lock.lock();
+        try {
+            if (scheduler != null) {
+                throw new IllegalStateException("already started");
+            }
+            this.runs = Objects.requireNonNull(runEngine);
+            this.launcher = Objects.requireNonNull(taskLauncher);
+            for (AutomationTask t : store.withStatus(TaskStatus.RUNNING)) {
+                recover(t);
+            }
+            for (AutomationTask t : store.withStatus(TaskStatus.PAUSED)) {
+                if (t.activeRunId() != null) {
+                    recover(t);
+                }
+            }
+            scheduler = Thread.ofPlatform().daemon().name("aw-task-scheduler").start(this::loop);
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /** Whether the scheduler thread is running. */
+    public boolean schedulerRunning() {
+        Thread t = scheduler;
+        return t != null && t.isAlive() && !closed;
+    }
+
+    // ------------------------------------------------------------------ operations
+
+    public AutomationTask create(long userId, NewTask n) {
+        String prompt = requirePrompt(n.prompt());
+        String name = n.name() == null || n.name().isBlank() ? deriveName(prompt) : checkName(n.name());
+        Instant now = clock.instant();
+        Instant next = firstRun(n.schedule(), now);
+        AutomationTask t = new AutomationTask("task_" + HexFormat.of().formatHex(randomBytes()), userId, name, prompt,
+                n.agentType(), n.model(), n.projectId(), n.schedule(), TaskStatus.SCHEDULED, next, null, null, 0,
+                checkTimeout(n.timeoutMs()), null, now, now);
+        lock.lock();
+        try {
+            store.insert(t);
+            changed.signalAll();
+        } finally {
+            lock.unlock();
+        }
+        return t;
+    }
+
+    public Optional<AutomationTask> find(String id) {
+        return store.find(id);
+    }
+
+    /** Tasks of {@code userId} (every user's when null), newest first. */
+    public List<AutomationTask> list(Long userId, String projectId, TaskStatus status) {
+        return store.list(userId, projectId, status);
+    }
+
+    /** The ids of the task's latest runs, newest first. */
+    public List<String> recentRunIds(String taskId, int limit) {
+        return store.recentRuns(taskId, limit);
+    }
+
+    public AutomationTask update(String id, Changes c) {
+        lock.lock();
+        try {
+            AutomationTask t = get(id);
+            if (t.status().ended()) {
+                throw conflict(t, "update");
+            }
+            Instant now = clock.instant();
+            Schedule schedule = c.schedule() != null ? c.schedule() : t.schedule();
+            Instant next = t.nextRunAt();
+            if (c.schedule() != null && t.status() == TaskStatus.SCHEDULED) {
+                next = firstRun(schedule, now);
+            }
+            AutomationTask u = new AutomationTask(t.id(), t.userId(),
+                    c.name() != null ? checkName(c.name()) : t.name(),
+                    c.prompt() != null ? requirePrompt(c.prompt()) : t.prompt(),
+                    c.agentType() != null ? c.agentType() : t.agentType(),
+                    c.clearModel() ? null : c.model() != null ? c.model() : t.model(),
+                    t.projectId(), schedule, t.status(), next, t.lastRunAt(), t.lastRunStatus(), t.runCount(),
+                    c.clearTimeout() ? null : c.timeoutMs() != null ? checkTimeout(c.timeoutMs()) : t.timeoutMs(),
+                    t.activeRunId(), t.createdAt(), now);
+            store.update(u);
+            changed.signalAll();
+            return u;
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    public AutomationTask pause(String id) {
+        lock.lock();
+        try {
+            AutomationTask t = get(id);
+            if (t.status() != TaskStatus.SCHEDULED && t.status() != TaskStatus.RUNNING) {
+                throw conflict(t, "pause");
+            }
+            AutomationTask u = with(t, TaskStatus.PAUSED, null, t.activeRunId());
+            store.update(u);
+            changed.signalAll();
+            return u;
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    public AutomationTask resume(String id) {
+        lock.lock();
+        try {
+            AutomationTask t = get(id);
+            if (t.status() != TaskStatus.PAUSED) {
+                throw conflict(t, "resume");
+            }
+            Instant now = clock.instant();
+            AutomationTask u;
+            if (t.activeRunId() != null && runActive(t.activeRunId())) {
+                u = with(t, TaskStatus.RUNNING, null, t.activeRunId());
+            } else {
+                Instant next = t.schedule() instanceof Schedule.Once once
+                        ? (once.at().isAfter(now) ? once.at() : now)
+                        : t.schedule().nextAfter(now).orElse(null);
+                u = with(t, TaskStatus.SCHEDULED, next, null);
+            }
+            store.update(u);
+            changed.signalAll();
+            return u;
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    public AutomationTask cancel(String id) {
+        lock.lock();
+        try {
+            AutomationTask t = get(id);
+            if (t.status().ended()) {
+                throw conflict(t, "cancel");
+            }
+            AutomationTask u = with(t, TaskStatus.CANCELLED, null, t.activeRunId());
+            store.update(u);
+            if (t.activeRunId() != null && runs != null) {
+                runs.cancel(t.activeRunId());
+            }
+            changed.signalAll();
+            return u;
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    public void delete(String id) {
+        lock.lock();
+        try {
+            AutomationTask t = get(id);
+            if (t.activeRunId() != null && runs != null) {
+                runs.cancel(t.activeRunId());
+            }
+            store.delete(id);
+            changed.signalAll();
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /** Tasks by status, every user's. */
+    public Map<TaskStatus, Integer> counts() {
+        Map<TaskStatus, Integer> m = new EnumMap<>(TaskStatus.class);
+        for (TaskStatus s : TaskStatus.values()) {
+            m.put(s, 0);
+        }
+        for (AutomationTask t : store.list(null, null, null)) {
+            m.merge(t.status(), 1, Integer::sum);
+        }
+        return m;
+    }
+
+    @Override
+    public void close() {
+        closed = true;
+        lock.lock();
+        try {
+            changed.signalAll();
+        } finally {
+            lock.unlock();
+        }
+        Thread t = scheduler;
+        if (t != null) {
+            try {
+                t.join(5000);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        }
+    }
+
+    // ------------------------------------------------------------------ scheduler
+
+    private void loop() {
+        while (!closed) {
+            try {
+                Instant now = clock.instant();
+                for (AutomationTask t : store.due(now, 50)) {
+                    if (closed) {
+                        return;
+                    }
+                    fire(t.id());
+                }
+                lock.lock();
+                try {
+                    if (closed) {
+                        return;
+                    }
+                    Instant next = store.earliest().orElse(null);
+                    long waitMs = next == null ? MAX_SLEEP.toMillis()
+                            : Math.min(MAX_SLEEP.toMillis(), Duration.between(clock.instant(), next).toMillis());
+                    if (waitMs > 0) {
+                        changed.await(waitMs, TimeUnit.MILLISECONDS);
+                    }
+                } finally {
+                    lock.unlock();
+                }
+            } catch (InterruptedException e) {
+                return;
+            } catch (RuntimeException e) {
+                LOG.log(System.Logger.Level.ERROR, "task scheduler: " + e.getMessage(), e);
+                try {
+                    Thread.sleep(1000);
+                } catch (InterruptedException ie) {
+                    return;
+                }
+            }
+        }
+    }
+
+    private void fire(String id) {
+        lock.lock();
+        AutomationTask t;
+        try {
+            t = store.find(id).orElse(null);
+            Instant now = clock.instant();
+            if (t == null || t.status() != TaskStatus.SCHEDULED || t.nextRunAt() == null
+                    || t.nextRunAt().isAfter(now)) {
+                return;
+            }
+            RunHandle handle;
+            try {
+                handle = launcher.launch(t);
+            } catch (WorkspaceException | java.io.UncheckedIOException e) {
+                LOG.log(System.Logger.Level.WARNING, "task " + t.id() + " could not start its run: " + e.getMessage());
+                boolean once = t.schedule() instanceof Schedule.Once;
+                AutomationTask u = new AutomationTask(t.id(), t.userId(), t.name(), t.prompt(), t.agentType(),
+                        t.model(), t.projectId(), t.schedule(), once ? TaskStatus.FAILED : TaskStatus.SCHEDULED,
+                        once ? null : t.schedule().nextAfter(now).orElse(null), now, RunStatus.FAILED.wireName(),
+                        t.runCount(), t.timeoutMs(), null, t.createdAt(), now);
+                store.update(u);
+                return;
+            }
+            store.linkRun(t.id(), handle.id(), now);
+            Instant shown = t.schedule() instanceof Schedule.Once ? null : t.schedule().nextAfter(now).orElse(null);
+            store.update(new AutomationTask(t.id(), t.userId(), t.name(), t.prompt(), t.agentType(), t.model(),
+                    t.projectId(), t.schedule(), TaskStatus.RUNNING, shown, now, t.lastRunStatus(), t.runCount() + 1,
+                    t.timeoutMs(), handle.id(), t.createdAt(), now));
+            watch(t.id(), handle.id(), t.timeoutMs());
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    private void watch(String taskId, String runId, Long timeoutMs) {
+        Thread.ofVirtual().name("aw-task-watch-" + taskId).start(() -> {
+            try {
+                Duration limit = timeoutMs == null ? Duration.ofDays(365) : Duration.ofMillis(timeoutMs);
+                Optional<RunInfo> done = runs.awaitCompletion(runId, limit);
+                if (done.isEmpty()) {
+                    LOG.log(System.Logger.Level.INFO, "task " + taskId + ": run " + runId + " exceeded "
+                            + timeoutMs + " ms and is stopped");
+                    runs.cancel(runId);
+                    done = runs.awaitCompletion(runId, Duration.ofMinutes(2));
+                }
+                RunStatus status = done.map(RunInfo::status).orElse(RunStatus.FAILED);
+                ended(taskId, runId, status);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            } catch (WorkspaceException e) {
+                ended(taskId, runId, RunStatus.FAILED);
+            }
+        });
+    }
+
+    private void ended(String taskId, String runId, RunStatus status) {
+        lock.lock();
+        try {
+            AutomationTask t = store.find(taskId).orElse(null);
+            if (t == null || !Objects.equals(runId, t.activeRunId())) {
+                return;
+            }
+            Instant now = clock.instant();
+            TaskStatus next = t.status();
+            Instant nextRun = t.nextRunAt();
+            if (t.status() == TaskStatus.RUNNING) {
+                if (t.schedule() instanceof Schedule.Once) {
+                    next = status == RunStatus.SUCCEEDED ? TaskStatus.COMPLETED : TaskStatus.FAILED;
+                    nextRun = null;
+                } else {
+                    next = TaskStatus.SCHEDULED;
+                    nextRun = t.schedule().nextAfter(now).orElse(null);
+                }
+            }
+            store.update(new AutomationTask(t.id(), t.userId(), t.name(), t.prompt(), t.agentType(), t.model(),
+                    t.projectId(), t.schedule(), next, nextRun, t.lastRunAt(), status.wireName(), t.runCount(),
+                    t.timeoutMs(), null, t.createdAt(), now));
+            changed.signalAll();
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    private void recover(AutomationTask t) {
+        if (t.activeRunId() == null) {
+            ended(t.id(), null, RunStatus.FAILED);
+            return;
+        }
+        Optional<RunInfo> info = runs.find(t.activeRunId());
+        if (info.isPresent() && !info.get().status().terminal()) {
+            watch(t.id(), t.activeRunId(), t.timeoutMs());
+        } else {
+            ended(t.id(), t.activeRunId(), info.map(RunInfo::status).orElse(RunStatus.FAILED));
+        }
+    }
+
+    private boolean runActive(String runId) {
+        return runs != null && runs.find(runId).map(i -> !i.status().terminal()).orElse(false);
+    }
+
+    // ------------------------------------------------------------------ helpers
+
+    private AutomationTask get(String id) {
+        return store.find(id).orElseThrow(() -> new WorkspaceException.NotFound(TaskErrorCodes.TASK_NOT_FOUND,
+                "no such task"));
+    }
+
+    private AutomationTask with(AutomationTask t, TaskStatus status, Instant next, String activeRunId) {
+        return new AutomationTask(t.id(), t.userId(), t.name(), t.prompt(), t.agentType(), t.model(), t.projectId(),
+                t.schedule(), status, next, t.lastRunAt(), t.lastRunStatus(), t.runCount(), t.timeoutMs(),
+                activeRunId, t.createdAt(), clock.instant());
+    }
+
+    private static Instant firstRun(Schedule s, Instant now) {
+        if (s instanceof Schedule.Once once) {
+            return once.at().isAfter(now) ? once.at() : now;
+        }
+        return s.nextAfter(now).orElseThrow(() -> new WorkspaceException.Validation(TaskErrorCodes.INVALID_SCHEDULE,
+                "the schedule never fires"));
+    }
+
+    private static WorkspaceException conflict(AutomationTask t, String what) {
+        return new WorkspaceException.Conflict(TaskErrorCodes.TASK_STATE_CONFLICT, "a " + t.status().wireName()
+                + " task cannot " + what);
+    }
+
+    private static String requirePrompt(String p) {
+        if (p == null || p.isBlank()) {
+            throw WorkspaceException.Validation.of("prompt must not be blank");
+        }
+        if (p.length() > 200_000) {
+            throw WorkspaceException.Validation.of("prompt is longer than 200000 characters");
+        }
+        return p;
+    }
+
+    private static String checkName(String n) {
+        String s = n.strip();
+        if (s.isEmpty() || s.length() > MAX_NAME || s.chars().anyMatch(Character::isISOControl)) {
+            throw WorkspaceException.Validation.of("name must be 1-" + MAX_NAME + " characters without control"
+                    + " characters");
+        }
+        return s;
+    }
+
+    private static String deriveName(String prompt) {
+        String oneLine = prompt.strip().replaceAll("\\s+", " ");
+        return oneLine.length() <= 60 ? oneLine : oneLine.substring(0, 59) + "…";
+    }
+
+    private static Long checkTimeout(Long ms) {
+        if (ms != null && (ms < 1000 || ms > 86_400_000L)) {
+            throw WorkspaceException.Validation.of("timeoutMs must be between 1000 and 86400000");
+        }
+        return ms;
+    }
+
+    private static byte[] randomBytes() {
+        byte[] b = new byte[12];
+        RANDOM.nextBytes(b);
+        return b;
+    }
+}
