@@ -102,6 +102,11 @@ public final class ChatEndpoint implements AutoCloseable {
         return limits;
     }
 
+    /** The open permission requests (and their timeout) of the runs behind this endpoint. */
+    public PermissionRequests permissions() {
+        return runs.permissions();
+    }
+
     /** Open {@code /ws} sockets of this user. */
     public int connections(long userId) {
         return connections.getOrDefault(String.valueOf(userId), 0);
