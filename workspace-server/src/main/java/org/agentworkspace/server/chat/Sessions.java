@@ -20,11 +20,13 @@ import org.agentworkspace.core.runs.RunQuery;
 /**
  * Which run belongs to which CLI session, learned from the runs' logs ({@code session} events) and from turns that
  * continue a session. A session's latest run is the one {@code subscribe}/{@code abort} by {@code sessionId} name.
- * After a restart the index is rebuilt lazily: a session id not in memory is looked up among the newest 1,000 runs
- * (their {@code resumeSessionId}, then their logs' {@code session} events).
+ * After a restart the index is rebuilt lazily: a session id not in memory is looked up among the newest 200 runs
+ * (their {@code resumeSessionId}, then a {@code session} event among the first 50 entries of their logs).
  */
 final class Sessions {
     private static final System.Logger LOG = System.getLogger(Sessions.class.getName());
+    static final int LOOKUP_RUNS = 200;
+    static final int LOOKUP_ENTRIES = 50;
     private final AgentRuns runs;
     private final ObjectMapper json;
     private final Map<String, String> sessionOfRun = new ConcurrentHashMap<>();
@@ -85,10 +87,11 @@ final class Sessions {
         if (runId != null) {
             return runs.engine().find(runId);
         }
-        for (RunInfo info : runs.engine().list(RunQuery.newest().withLimit(1000))) {
+        // bounded work for an id not in memory (after a restart): the newest runs, the first entries of each log
+        for (RunInfo info : runs.engine().list(RunQuery.newest().withLimit(LOOKUP_RUNS))) {
             JsonNode meta = runs.metadata(info);
             if (sessionId.equals(meta.path("resumeSessionId").asText(null))
-                    || sessionId.equals(sessionOf(info, Long.MAX_VALUE).orElse(null))) {
+                    || sessionId.equals(sessionOf(info, LOOKUP_ENTRIES).orElse(null))) {
                 latestRunOfSession.putIfAbsent(sessionId, info.id());
                 return runs.engine().find(latestRunOfSession.get(sessionId));
             }
