@@ -27,6 +27,7 @@ final class Sessions {
     private static final System.Logger LOG = System.getLogger(Sessions.class.getName());
     static final int LOOKUP_RUNS = 200;
     static final int LOOKUP_ENTRIES = 50;
+    static final int SCAN_ENTRIES = 200;
     private final AgentRuns runs;
     private final ObjectMapper json;
     private final Map<String, String> sessionOfRun = new ConcurrentHashMap<>();
@@ -112,6 +113,8 @@ final class Sessions {
         if (resumed != null) {
             return Optional.of(resumed);
         }
+        // the session event comes with the CLI's first lines: look no further than that
+        upToSeq = Math.min(upToSeq, SCAN_ENTRIES);
         if (upToSeq <= 0) {
             return Optional.empty();
         }
@@ -133,12 +136,21 @@ final class Sessions {
         }
     }
 
-    /** The run's token usage (its last {@code usage} event), or null; cached once the run has ended. */
+    /**
+     * The run's token usage (its last {@code usage} event), or null. Once the run has ended it is computed once (the
+     * many subscribers of one run that all complete at the same moment wait for one reader of the log) and cached.
+     */
     JsonNode usage(RunInfo info) {
-        JsonNode cached = usageOfEndedRun.get(info.id());
-        if (cached != null) {
-            return cached;
+        if (!info.status().terminal()) {
+            return computeUsage(info);
         }
+        if (usageOfEndedRun.size() > 10_000) {
+            usageOfEndedRun.clear();
+        }
+        return usageOfEndedRun.computeIfAbsent(info.id(), id -> computeUsage(info));
+    }
+
+    private JsonNode computeUsage(RunInfo info) {
         RunSummary.Usage u = runs.summary(info).usage();
         JsonNode node;
         if (u == null) {
@@ -155,12 +167,6 @@ final class Sessions {
                 o.put("cost", u.cost());
             }
             node = o;
-        }
-        if (info.status().terminal()) {
-            if (usageOfEndedRun.size() > 10_000) {
-                usageOfEndedRun.clear();
-            }
-            usageOfEndedRun.put(info.id(), node);
         }
         return node;
     }
