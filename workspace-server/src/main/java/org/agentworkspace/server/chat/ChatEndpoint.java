@@ -376,6 +376,7 @@ public final class ChatEndpoint implements AutoCloseable {
                             "the session has a running turn: wait for its complete frame or abort it");
                 }
             }
+            requireRoom();
             Map<String, Object> meta = new HashMap<>();
             meta.put("route", "ws");
             meta.put("userId", principal.user().id());
@@ -434,17 +435,26 @@ public final class ChatEndpoint implements AutoCloseable {
             return info.get();
         }
 
+        /** Refuses one more subscription on a socket that follows the maximum of runs. */
+        private void requireRoom() {
+            synchronized (subscriptions) {
+                if (subscriptions.size() >= limits.maxSubscriptionsPerSocket()) {
+                    throw new WorkspaceException.RateLimited(TOO_MANY_SUBSCRIPTIONS, "at most "
+                            + limits.maxSubscriptionsPerSocket() + " subscriptions per socket", 1);
+                }
+            }
+        }
+
         /** Sends {@code subscribed}, re-sends open permission requests already behind {@code afterSeq}, follows. */
         private void follow(RunInfo info, long afterSeq, String sessionHint, String clientRequestId) {
             String runId = info.id();
             Subscription old;
             Subscription sub;
             synchronized (subscriptions) {
-                old = subscriptions.remove(runId);
-                if (subscriptions.size() >= limits.maxSubscriptionsPerSocket()) {
-                    throw new WorkspaceException.RateLimited(TOO_MANY_SUBSCRIPTIONS, "at most "
-                            + limits.maxSubscriptionsPerSocket() + " subscriptions per socket", 1);
+                if (!subscriptions.containsKey(runId)) {
+                    requireRoom();
                 }
+                old = subscriptions.remove(runId);
                 sub = new Subscription(info, afterSeq, clientRequestId);
                 subscriptions.put(runId, sub);
             }
