@@ -322,7 +322,7 @@ public class WsLoadBench {
         long expectedN;
         boolean complete;
         String status;
-        long nextAfterSeq = -1;
+        boolean finished;
 
         Verifier(String runId) {
             this.runId = runId;
@@ -440,6 +440,10 @@ public class WsLoadBench {
 
         /** After the run: compare with the reference seq list and the expected number of emitter lines. */
         synchronized void finish(long[] reference, int events) {
+            if (finished) {
+                return;
+            }
+            finished = true;
             if (!complete) {
                 problem("no complete frame");
             } else if (!"completed".equals(status)) {
@@ -922,8 +926,61 @@ public class WsLoadBench {
                 threw = true;
             }
             check("json rejects a trailing comma", threw);
+            try {
+                socketChecks();
+            } catch (Exception e) {
+                failures++;
+                System.out.println("FAIL socket checks: " + e);
+            }
             System.out.println(failures == 0 ? "selftest: all checks passed" : "selftest: " + failures + " failed");
             return failures == 0;
+        }
+
+        /**
+         * The real client path (java.net.http.WebSocket, the listener, drop and resume) against MiniWsServer, which
+         * serves one synthetic run by the frozen /ws frame shapes: every subscriber kind must pass, and a server
+         * that leaves out one event on one connection must be caught.
+         */
+        static void socketChecks() throws Exception {
+            int events = 150;
+            int rate = 150;
+            for (boolean faulty : new boolean[] {false, true}) {
+                try (MiniWsServer server = new MiniWsServer("run-mini", events, rate, faulty)) {
+                    HttpClient client = HttpClient.newHttpClient();
+                    List<Subscriber> subs = new ArrayList<>();
+                    List<Thread> threads = new ArrayList<>();
+                    for (Kind kind : Kind.values()) {
+                        Subscriber sub = new Subscriber("run-mini", kind.name(), kind, false);
+                        subs.add(sub);
+                        threads.add(Thread.ofVirtual().start(() -> {
+                            try {
+                                drive(sub, client, "http://unused", server.uri(), "px_unused", events / (double) rate);
+                            } catch (Exception e) {
+                                sub.verifier.problem("driver: " + e);
+                            }
+                        }));
+                    }
+                    for (Thread t : threads) {
+                        t.join(30_000);
+                    }
+                    int failed = 0;
+                    for (Subscriber sub : subs) {
+                        sub.verifier.finish(server.reference(), events);
+                        if (!sub.verifier.problems.isEmpty()) {
+                            failed++;
+                        }
+                        if (!faulty) {
+                            check("mini server, " + sub.kind + " subscriber (" + sub.verifier.seqs.size() + " events, "
+                                    + sub.verifier.replayed + " replayed, " + sub.reconnects + " reconnects)",
+                                    sub.verifier, server.reference(), events, true);
+                        }
+                    }
+                    if (faulty) {
+                        check("mini server leaving out one event on one connection is caught (" + failed
+                                + " subscriber failed)", failed == 1);
+                    }
+                }
+            }
         }
 
         static Verifier feed(String run, List<String> frames) {
@@ -974,6 +1031,212 @@ public class WsLoadBench {
         static String complete(String run, long seq, String status) {
             return "{\"type\":\"complete\",\"seq\":" + seq + ",\"runId\":\"" + run + "\",\"status\":\"" + status
                     + "\",\"exitCode\":0,\"usage\":{\"input\":1,\"output\":4}}";
+        }
+    }
+
+    /**
+     * A minimal WebSocket server (RFC 6455, text frames only) for the selftest: it serves one synthetic run whose
+     * event seqs are 2, 4, 6, ... (gaps, as the real log interleaves native entries), produced at RATE per second,
+     * by the frozen /ws frame shapes: pong, subscribed (with the latest seq), event frames after afterSeq (replay,
+     * then live), complete. When faulty, the second connection never gets the event of n = events / 2.
+     */
+    static final class MiniWsServer implements AutoCloseable {
+        final String runId;
+        final int events;
+        final boolean faulty;
+        final ServerSocket socket;
+        final List<long[]> log = new ArrayList<>(); // {seq, n, stampMicros}
+        volatile boolean done;
+        final java.util.concurrent.atomic.AtomicInteger connections = new java.util.concurrent.atomic.AtomicInteger();
+        final List<java.net.Socket> open = new CopyOnWriteArrayList<>();
+
+        MiniWsServer(String runId, int events, int rate, boolean faulty) throws IOException {
+            this.runId = runId;
+            this.events = events;
+            this.faulty = faulty;
+            this.socket = new ServerSocket(0, 50, java.net.InetAddress.getLoopbackAddress());
+            Thread.ofPlatform().daemon().start(() -> {
+                long start = System.nanoTime();
+                for (int n = 0; n < events; n++) {
+                    long due = start + (long) (n * 1e9 / rate);
+                    long wait = due - System.nanoTime();
+                    if (wait > 0) {
+                        java.util.concurrent.locks.LockSupport.parkNanos(wait);
+                    }
+                    synchronized (log) {
+                        log.add(new long[] {2L * (n + 1), n, nowMicros()});
+                        log.notifyAll();
+                    }
+                }
+                synchronized (log) {
+                    done = true;
+                    log.notifyAll();
+                }
+            });
+            Thread.ofPlatform().daemon().start(this::accept);
+        }
+
+        String uri() {
+            return "ws://127.0.0.1:" + socket.getLocalPort() + "/ws";
+        }
+
+        long[] reference() {
+            long[] r = new long[events];
+            for (int n = 0; n < events; n++) {
+                r[n] = 2L * (n + 1);
+            }
+            return r;
+        }
+
+        void accept() {
+            while (!socket.isClosed()) {
+                try {
+                    java.net.Socket c = socket.accept();
+                    open.add(c);
+                    int number = connections.incrementAndGet();
+                    Thread.ofPlatform().daemon().start(() -> serve(c, number));
+                } catch (IOException e) {
+                    return;
+                }
+            }
+        }
+
+        void serve(java.net.Socket c, int number) {
+            try (c) {
+                java.io.InputStream in = c.getInputStream();
+                java.io.OutputStream out = c.getOutputStream();
+                String key = null;
+                StringBuilder line = new StringBuilder();
+                while (true) {
+                    int b = in.read();
+                    if (b < 0) {
+                        return;
+                    }
+                    if (b == '\n') {
+                        String l = line.toString().strip();
+                        line.setLength(0);
+                        if (l.isEmpty()) {
+                            break;
+                        }
+                        if (l.toLowerCase().startsWith("sec-websocket-key:")) {
+                            key = l.substring(l.indexOf(':') + 1).strip();
+                        }
+                    } else {
+                        line.append((char) b);
+                    }
+                }
+                String accept = java.util.Base64.getEncoder().encodeToString(java.security.MessageDigest
+                        .getInstance("SHA-1").digest((key + "258EAFA5-E914-47DA-95CA-C5AB0DC85B11")
+                                .getBytes(StandardCharsets.US_ASCII)));
+                out.write(("HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
+                        + "Sec-WebSocket-Accept: " + accept + "\r\n\r\n").getBytes(StandardCharsets.US_ASCII));
+                out.flush();
+                while (true) {
+                    int b0 = in.read();
+                    int b1 = in.read();
+                    if (b0 < 0 || b1 < 0) {
+                        return;
+                    }
+                    long len = b1 & 0x7f;
+                    if (len == 126) {
+                        len = (in.read() << 8) | in.read();
+                    } else if (len == 127) {
+                        len = 0;
+                        for (int k = 0; k < 8; k++) {
+                            len = (len << 8) | in.read();
+                        }
+                    }
+                    byte[] mask = in.readNBytes(4);
+                    byte[] payload = in.readNBytes((int) len);
+                    for (int k = 0; k < payload.length; k++) {
+                        payload[k] ^= mask[k % 4];
+                    }
+                    int opcode = b0 & 0x0f;
+                    if (opcode == 8) {
+                        frame(out, 0x88, new byte[] {0x03, (byte) 0xe8});
+                        return;
+                    }
+                    if (opcode != 1) {
+                        continue;
+                    }
+                    Map<?, ?> m = (Map<?, ?>) Json.parse(new String(payload, StandardCharsets.UTF_8));
+                    if ("ping".equals(m.get("type"))) {
+                        text(out, "{\"type\":\"pong\",\"seq\":0}");
+                    } else if ("subscribe".equals(m.get("type"))) {
+                        long after = ((Number) m.get("afterSeq")).longValue();
+                        Thread.ofPlatform().daemon().start(() -> stream(out, after, number));
+                    }
+                }
+            } catch (Exception e) {
+                // the client went away
+            }
+        }
+
+        void stream(java.io.OutputStream out, long after, int number) {
+            try {
+                int next;
+                long latest;
+                synchronized (log) {
+                    latest = log.isEmpty() ? 0 : log.get(log.size() - 1)[0];
+                    next = (int) (after / 2);
+                }
+                text(out, "{\"type\":\"subscribed\",\"seq\":" + latest + ",\"runId\":\"" + runId + "\",\"afterSeq\":"
+                        + after + "}");
+                while (true) {
+                    long[] e;
+                    synchronized (log) {
+                        while (next >= log.size() && !done) {
+                            log.wait();
+                        }
+                        if (next >= log.size()) {
+                            break;
+                        }
+                        e = log.get(next++);
+                    }
+                    if (faulty && number == 2 && e[1] == events / 2) {
+                        continue;
+                    }
+                    text(out, "{\"type\":\"event\",\"seq\":" + e[0] + ",\"runId\":\"" + runId + "\",\"sessionId\":null,"
+                            + "\"event\":{\"seq\":" + e[0] + ",\"kind\":\"text-delta\",\"data\":{\"text\":\"n=" + e[1]
+                            + " t=" + e[2] + "\"}}}");
+                }
+                text(out, "{\"type\":\"complete\",\"seq\":" + (2L * events + 1) + ",\"runId\":\"" + runId
+                        + "\",\"status\":\"completed\",\"exitCode\":0,\"usage\":null}");
+            } catch (Exception e) {
+                // the client went away
+            }
+        }
+
+        static void text(java.io.OutputStream out, String s) throws IOException {
+            frame(out, 0x81, s.getBytes(StandardCharsets.UTF_8));
+        }
+
+        static void frame(java.io.OutputStream out, int b0, byte[] p) throws IOException {
+            synchronized (out) {
+                out.write(b0);
+                if (p.length < 126) {
+                    out.write(p.length);
+                } else if (p.length < 65536) {
+                    out.write(126);
+                    out.write(p.length >> 8);
+                    out.write(p.length & 0xff);
+                } else {
+                    out.write(127);
+                    for (int k = 7; k >= 0; k--) {
+                        out.write((int) ((long) p.length >> (8 * k)) & 0xff);
+                    }
+                }
+                out.write(p);
+                out.flush();
+            }
+        }
+
+        @Override
+        public void close() throws IOException {
+            socket.close();
+            for (java.net.Socket c : open) {
+                c.close();
+            }
         }
     }
 }
