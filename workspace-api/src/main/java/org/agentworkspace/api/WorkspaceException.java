@@ -104,7 +104,12 @@ public abstract sealed class WorkspaceException extends RuntimeException
         private final long retryAfterSeconds;
 
         public RateLimited(String message, long retryAfterSeconds) {
-            super(ErrorCodes.RATE_LIMITED, message, null);
+            this(ErrorCodes.RATE_LIMITED, message, retryAfterSeconds);
+        }
+
+        /** With a more specific code than {@code RATE_LIMITED} (e.g. {@code TOO_MANY_CONNECTIONS}). */
+        public RateLimited(String code, String message, long retryAfterSeconds) {
+            super(code, message, null);
             this.retryAfterSeconds = Math.max(1, retryAfterSeconds);
         }
 

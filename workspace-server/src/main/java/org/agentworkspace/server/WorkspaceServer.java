@@ -40,6 +40,9 @@ import org.agentworkspace.server.routes.ProjectsService;
 import org.agentworkspace.server.routes.ProvidersService;
 import org.agentworkspace.server.routes.SystemService;
 import org.agentworkspace.server.routes.UserService;
+import org.agentworkspace.server.chat.ChatEndpoint;
+import org.agentworkspace.server.chat.ChatLimits;
+import org.agentworkspace.server.chat.ChatService;
 import org.agentworkspace.server.shell.ShellEndpoint;
 import org.agentworkspace.server.shell.ShellLimits;
 import org.agentworkspace.server.shell.ShellService;
@@ -61,19 +64,27 @@ public final class WorkspaceServer implements AutoCloseable {
     private final WebServer web;
     private final RouteTable table;
     private final ShellEndpoint shell;
+    private final ChatEndpoint chat;
 
-    private WorkspaceServer(WorkspaceEngine engine, WebServer web, RouteTable table, ShellEndpoint shell) {
+    private WorkspaceServer(WorkspaceEngine engine, WebServer web, RouteTable table, ShellEndpoint shell,
+                            ChatEndpoint chat) {
         this.engine = engine;
         this.web = web;
         this.table = table;
         this.shell = shell;
+        this.chat = chat;
     }
 
     /** What the routing needs, built once per server. */
     public record Context(WorkspaceEngine engine, ServerConfig config, Json json, SessionTokens tokens, Guard guard,
                           ErrorResponses errors, BuildInfo build, OpenApiDocument openApi, BrowseFilesystem browser,
-                          AgentRuns agentRuns, Repositories repositories) {
+                          AgentRuns agentRuns, Repositories repositories, ChatEndpoint chat) {
         public static Context create(WorkspaceEngine engine, ServerConfig config, Map<String, String> env) {
+            return create(engine, config, env, ChatLimits.defaults());
+        }
+
+        public static Context create(WorkspaceEngine engine, ServerConfig config, Map<String, String> env,
+                                     ChatLimits chatLimits) {
             Json json = new Json(config.maxFileBodyBytes());
             SessionTokens tokens = new SessionTokens(engine.signingSecret(), engine.config().clock(),
                     engine.config().auth().sessionLifetime());
@@ -88,7 +99,8 @@ public final class WorkspaceServer implements AutoCloseable {
                     System.getenv(), agent);
             return new Context(engine, config, json, tokens, guard, new ErrorResponses(json), BuildInfo.detect(env),
                     OpenApiDocument.load(), browser, agentRuns,
-                    new Repositories(config.agent(), engine.config().dataDir()));
+                    new Repositories(config.agent(), engine.config().dataDir()),
+                    new ChatEndpoint(new WsGate(guard), agentRuns, chatLimits, json.mapper()));
         }
     }
 
@@ -118,6 +130,7 @@ public final class WorkspaceServer implements AutoCloseable {
                         ctx.guard(), table),
                 new AutomationService(ctx.agentRuns(), ctx.config(), ctx.guard(), table),
                 new ShellService(new WsGate(ctx.guard()), ctx.guard(), table),
+                new ChatService(new WsGate(ctx.guard()), ctx.chat(), ctx.guard(), table),
 
                 new ProvidersService(ctx.engine().providers(), ctx.engine().auth(), ctx.json(), ctx.guard(), table),
                 new McpService(ctx.engine().providers().mcp(), ctx.guard(), table));
@@ -166,10 +179,18 @@ public final class WorkspaceServer implements AutoCloseable {
 
     /** As {@link #start(ServerConfig, Map)}, with the terminal limits of {@code /shell}. */
     public static WorkspaceServer start(ServerConfig config, Map<String, String> env, ShellLimits shellLimits) {
+        return start(config, env, shellLimits, ChatLimits.defaults());
+    }
+
+    /** As {@link #start(ServerConfig, Map)}, with the limits of {@code /shell} and {@code /ws}. */
+    public static WorkspaceServer start(ServerConfig config, Map<String, String> env, ShellLimits shellLimits,
+                                        ChatLimits chatLimits) {
         WorkspaceEngine engine = WorkspaceEngine.open(config.engine(), env);
         ShellEndpoint shell = null;
+        ChatEndpoint chat = null;
         try {
-            Context ctx = Context.create(engine, config, env);
+            Context ctx = Context.create(engine, config, env, chatLimits);
+            chat = ctx.chat();
             HttpRouting.Builder routing = HttpRouting.builder();
             RouteTable table = routing(routing, ctx);
             table.verify();
@@ -184,6 +205,7 @@ public final class WorkspaceServer implements AutoCloseable {
                             null), processEnv);
             shell = new ShellEndpoint(new WsGate(ctx.guard()), shells, shellLimits, ctx.json().mapper());
             ShellEndpoint endpoint = shell;
+            ChatEndpoint chatEndpoint = chat;
             WebServer web = WebServer.builder()
                     .host(config.host())
                     .port(config.port())
@@ -198,9 +220,11 @@ public final class WorkspaceServer implements AutoCloseable {
                             .build())
                     .directHandlers(ctx.errors().directHandlers())
                     .addProtocol(WsConfig.builder().name("websocket")
-                            .maxFrameLength(shellLimits.maxMessageBytes()).build())
+                            .maxFrameLength(Math.max(shellLimits.maxMessageBytes(), chatLimits.maxMessageBytes()))
+                            .build())
                     .routing(routing)
-                    .addRouting(WsRouting.builder().endpoint(ShellEndpoint.PATH, endpoint::listener))
+                    .addRouting(WsRouting.builder().endpoint(ShellEndpoint.PATH, endpoint::listener)
+                            .endpoint(ChatEndpoint.PATH, chatEndpoint::listener))
                     .build()
                     .start();
             if (!web.isRunning() || web.port() <= 0) {
@@ -210,8 +234,11 @@ public final class WorkspaceServer implements AutoCloseable {
             }
             LOG.log(System.Logger.Level.INFO, "Agent Workspace " + ctx.build().version() + " listening on http://"
                     + config.host() + ":" + web.port() + " (data in " + config.engine().dataDir() + ")");
-            return new WorkspaceServer(engine, web, table, shell);
+            return new WorkspaceServer(engine, web, table, shell, chat);
         } catch (RuntimeException e) {
+            if (chat != null) {
+                chat.close();
+            }
             if (shell != null) {
                 shell.shells().close();
                 shell.close();
@@ -238,6 +265,11 @@ public final class WorkspaceServer implements AutoCloseable {
         return shell;
     }
 
+    /** The {@code /ws} endpoint (connection counts, slow-consumer cuts). */
+    public ChatEndpoint chatEndpoint() {
+        return chat;
+    }
+
     /** The terminals behind {@code /shell}. */
     public ShellSessions shells() {
         return shell.shells();
@@ -254,6 +286,7 @@ public final class WorkspaceServer implements AutoCloseable {
             web.stop();
         } finally {
             try {
+                chat.close();
                 shell.close();
                 shell.shells().close();
             } finally {

@@ -39,6 +39,16 @@ public interface AgentProvider {
      */
     LaunchPlan plan(RunSpec spec, Path binary, LaunchContext ctx);
 
+    /**
+     * The launch of {@code spec} as a conversation on stdin that can ask for tool permissions: the CLI reads the
+     * user turn ({@link InteractiveLaunch#firstInput()}) and the answers to its permission requests from stdin, one
+     * JSON line each. Empty when the CLI has no such mode (the caller uses {@link #plan}). Only
+     * {@link PermissionMode#DEFAULT} asks; the other modes are the same as {@link #plan}.
+     */
+    default Optional<InteractiveLaunch> planInteractive(RunSpec spec, Path binary, LaunchContext ctx) {
+        return Optional.empty();
+    }
+
     /** A fresh parser for one run's stdout. */
     StreamParser newParser();
 }

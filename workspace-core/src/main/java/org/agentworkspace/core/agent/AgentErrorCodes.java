@@ -21,6 +21,9 @@ public final class AgentErrorCodes {
     /** 400: {@code createPR} (or a push) needs a git token and none was given or stored. */
     public static final String GIT_TOKEN_REQUIRED = "GIT_TOKEN_REQUIRED";
 
+    /** 404: a permission answer names no open request (unknown, answered, expired, or its run ended). */
+    public static final String PERMISSION_REQUEST_NOT_FOUND = "PERMISSION_REQUEST_NOT_FOUND";
+
     private AgentErrorCodes() {
     }
 }

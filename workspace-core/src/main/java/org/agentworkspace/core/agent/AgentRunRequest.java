@@ -1,5 +1,7 @@
 package org.agentworkspace.core.agent;
 
+import org.agentworkspace.api.provider.PermissionMode;
+
 import java.nio.file.Path;
 import java.util.Map;
 import java.util.Objects;
@@ -13,13 +15,21 @@ import java.util.Objects;
  * @param model           model id or {@code null}
  * @param resumeSessionId the CLI session to continue, or {@code null}
  * @param metadata        extra fields stored with the run (route, project id, user id …); plain JSON values, null allowed
+ * @param permissionMode  the run's permission mode, or {@code null} for {@link AgentSettings#permissionMode()};
+ *                        {@code default} on a CLI that can ask (claude) makes the run interactive: its permission
+ *                        requests wait for an answer ({@link AgentRuns#permissions()})
  */
 public record AgentRunRequest(String provider, String prompt, Path projectDir, String model, String resumeSessionId,
-                              Map<String, Object> metadata) {
+                              Map<String, Object> metadata, PermissionMode permissionMode) {
     public AgentRunRequest {
         Objects.requireNonNull(provider, "provider");
         Objects.requireNonNull(prompt, "prompt");
         Objects.requireNonNull(projectDir, "projectDir");
         metadata = metadata == null ? Map.of() : java.util.Collections.unmodifiableMap(new java.util.LinkedHashMap<>(metadata));
+    }
+
+    public AgentRunRequest(String provider, String prompt, Path projectDir, String model, String resumeSessionId,
+                           Map<String, Object> metadata) {
+        this(provider, prompt, projectDir, model, resumeSessionId, metadata, null);
     }
 }

@@ -21,8 +21,10 @@ import org.agentworkspace.api.provider.AgentEvent;
 import org.agentworkspace.api.provider.AgentProvider;
 import org.agentworkspace.api.provider.AgentProviders;
 import org.agentworkspace.api.provider.BinaryLocator;
+import org.agentworkspace.api.provider.InteractiveLaunch;
 import org.agentworkspace.api.provider.LaunchContext;
 import org.agentworkspace.api.provider.LaunchPlan;
+import org.agentworkspace.api.provider.PermissionMode;
 import org.agentworkspace.api.provider.ProviderCredentials;
 import org.agentworkspace.api.provider.RunSpec;
 import org.agentworkspace.api.provider.StreamParser;
@@ -56,10 +58,12 @@ public final class AgentRuns {
     private final AgentSettings settings;
     private final ObjectMapper mapper = new ObjectMapper();
     private final EventJson events = new EventJson(mapper);
+    private final PermissionRequests permissions;
 
     private AgentRuns(RunEngine engine, AgentProviders providers, Path dataDir, Map<String, String> serverEnv,
                       AgentSettings settings) {
         this.engine = engine;
+        this.permissions = new PermissionRequests(engine, mapper, java.time.Clock.systemUTC());
         this.providers = providers;
         this.dataDir = dataDir;
         this.serverEnv = Map.copyOf(serverEnv);
@@ -82,6 +86,11 @@ public final class AgentRuns {
 
     public RunEngine engine() {
         return engine;
+    }
+
+    /** The open tool-permission requests of interactive runs. */
+    public PermissionRequests permissions() {
+        return permissions;
     }
 
     /** The provider with this id; 400 {@code UNKNOWN_PROVIDER} otherwise. */
@@ -122,24 +131,36 @@ public final class AgentRuns {
         Path binary = findBinary(provider).orElseThrow(() -> new WorkspaceException.Unavailable(
                 AgentErrorCodes.PROVIDER_NOT_INSTALLED, "the " + provider.id() + " CLI is not installed on this host",
                 null));
+        PermissionMode mode = request.permissionMode() != null ? request.permissionMode() : settings.permissionMode();
         RunSpec.Builder spec = RunSpec.builder(request.prompt(), request.projectDir())
                 .model(request.model())
-                .permissionMode(settings.permissionMode())
+                .permissionMode(mode)
                 .resume(request.resumeSessionId())
                 .credentials(settings.credentials().credentialsFor(provider.id()));
         settings.providerEnv().getOrDefault("*", Map.of()).forEach(spec::extraEnv);
         settings.providerEnv().getOrDefault(provider.id(), Map.of()).forEach(spec::extraEnv);
-        LaunchPlan plan = provider.plan(spec.build(), binary, LaunchContext.create(dataDir, serverEnv));
+        RunSpec runSpec = spec.build();
+        LaunchContext ctx = LaunchContext.create(dataDir, serverEnv);
+        Optional<InteractiveLaunch> interactive = mode == PermissionMode.DEFAULT
+                ? provider.planInteractive(runSpec, binary, ctx) : Optional.empty();
+        LaunchPlan plan = interactive.map(InteractiveLaunch::plan).orElseGet(() -> provider.plan(runSpec, binary, ctx));
         writeFiles(plan);
         ObjectNode meta = mapper.createObjectNode();
         meta.put("projectPath", request.projectDir().toString());
         meta.put("model", request.model());
         meta.put("resumeSessionId", request.resumeSessionId());
-        meta.put("permissionMode", settings.permissionMode().wireId());
+        meta.put("permissionMode", mode.wireId());
+        meta.put("interactive", interactive.isPresent());
         request.metadata().forEach((k, v) -> meta.set(k, mapper.valueToTree(v)));
         ProcessSpec process = ProcessSpec.of(plan.argv(), plan.env(), plan.workingDir());
-        RunHandle handle = engine.start(new RunRequest(provider.id(), process, new Bridge(provider.newParser()),
-                meta.toString()));
+        LineParser parser;
+        if (interactive.isPresent()) {
+            process = process.interactive(interactive.get().firstInput());
+            parser = new InteractiveBridge(provider.newParser());
+        } else {
+            parser = new Bridge(provider.newParser());
+        }
+        RunHandle handle = engine.start(new RunRequest(provider.id(), process, parser, meta.toString()));
         LOG.log(System.Logger.Level.DEBUG, () -> "run " + handle.id() + " started: " + plan);
         return handle;
     }
@@ -265,8 +286,62 @@ public final class AgentRuns {
         return cut.replaceAll("[^A-Za-z0-9._-]", "?");
     }
 
+    /**
+     * The bridge of an interactive run (claude's stream-json control protocol): a {@code control_request}
+     * {@code can_use_tool} line becomes an open permission request and its {@code permission-request} event; after
+     * the CLI's {@code result} stdin is closed, so the CLI ends its turn and exits.
+     */
+    private final class InteractiveBridge extends Bridge {
+        private String runId;
+
+        InteractiveBridge(StreamParser parser) {
+            super(parser);
+        }
+
+        @Override
+        public void bind(String id) {
+            runId = id;
+        }
+
+        @Override
+        public List<String> parse(String line) {
+            if (line.startsWith("{") && line.contains("\"control_request\"")) {
+                JsonNode n = parse(line, null);
+                if (n != null && "control_request".equals(n.path("type").asText())
+                        && "can_use_tool".equals(n.path("request").path("subtype").asText())) {
+                    JsonNode r = n.path("request");
+                    permissions.opened(runId, n.path("request_id").asText(), r.path("tool_name").asText(),
+                            r.get("input"));
+                    return List.of();
+                }
+            }
+            List<String> out = super.parse(line);
+            if (line.contains("\"result\"")) {
+                JsonNode n = parse(line, null);
+                if (n != null && "result".equals(n.path("type").asText())) {
+                    engine.closeInput(runId);
+                }
+            }
+            return out;
+        }
+
+        @Override
+        public List<String> finish(int exitCode) {
+            permissions.forget(runId);
+            return super.finish(exitCode);
+        }
+
+        private JsonNode parse(String line, JsonNode fallback) {
+            try {
+                return mapper.readTree(line);
+            } catch (IOException | RuntimeException e) {
+                return fallback;
+            }
+        }
+    }
+
     /** The provider's stream parser as the engine's line parser: each event as its {@link EventJson} text. */
-    private final class Bridge implements LineParser {
+    private class Bridge implements LineParser {
         private final StreamParser parser;
 
         Bridge(StreamParser parser) {

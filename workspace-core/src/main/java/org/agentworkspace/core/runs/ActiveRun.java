@@ -1,5 +1,8 @@
 package org.agentworkspace.core.runs;
 
+import java.io.IOException;
+import java.io.OutputStream;
+import java.nio.charset.StandardCharsets;
 import java.time.Clock;
 import java.time.temporal.ChronoUnit;
 import java.util.ArrayList;
@@ -47,6 +50,12 @@ final class ActiveRun {
     private final CountDownLatch done = new CountDownLatch(1);
 
     private final AtomicReference<Stop> stop = new AtomicReference<>();
+
+    /** Interactive stdin: text written before the process started waits in {@link #pendingInput}. */
+    private final ReentrantLock inputLock = new ReentrantLock();
+    private OutputStream stdin;
+    private final List<String> pendingInput = new ArrayList<>();
+    private boolean inputClosed;
     private final ReentrantLock wakeLock = new ReentrantLock();
     private final Condition wake = wakeLock.newCondition();
     private boolean woken;
@@ -190,6 +199,87 @@ final class ActiveRun {
 
     boolean awaitDone(long nanos) throws InterruptedException {
         return done.await(nanos, TimeUnit.NANOSECONDS);
+    }
+
+    /**
+     * Writes text to the process's stdin (an interactive run), or keeps it until the process has started.
+     *
+     * @return false when stdin is closed (or the process stopped reading)
+     */
+    boolean writeInput(String text) {
+        inputLock.lock();
+        try {
+            if (inputClosed) {
+                return false;
+            }
+            if (stdin == null) {
+                pendingInput.add(text);
+                return true;
+            }
+            return writeLocked(text);
+        } finally {
+            inputLock.unlock();
+        }
+    }
+
+    /** The process started: its stdin, with what was written before (the first input first). */
+    void inputStarted(OutputStream os, String first) {
+        inputLock.lock();
+        try {
+            stdin = os;
+            if (first != null && !inputClosed) {
+                writeLocked(first);
+            }
+            for (String t : pendingInput) {
+                if (inputClosed || !writeLocked(t)) {
+                    break;
+                }
+            }
+            pendingInput.clear();
+            if (inputClosed) {
+                closeQuietly(os);
+            }
+        } finally {
+            inputLock.unlock();
+        }
+    }
+
+    /** Closes stdin (EOF for the process); later writes are refused. True when it was open. */
+    boolean closeInput() {
+        inputLock.lock();
+        try {
+            if (inputClosed) {
+                return false;
+            }
+            inputClosed = true;
+            pendingInput.clear();
+            if (stdin != null) {
+                closeQuietly(stdin);
+            }
+            return true;
+        } finally {
+            inputLock.unlock();
+        }
+    }
+
+    private boolean writeLocked(String text) {
+        try {
+            stdin.write(text.getBytes(StandardCharsets.UTF_8));
+            stdin.flush();
+            return true;
+        } catch (IOException e) {
+            inputClosed = true;
+            closeQuietly(stdin);
+            return false;
+        }
+    }
+
+    private static void closeQuietly(OutputStream os) {
+        try {
+            os.close();
+        } catch (IOException e) {
+            // the pipe is gone either way
+        }
     }
 
     /** Asks the run to end early; the first request wins. True when this request was the first. */

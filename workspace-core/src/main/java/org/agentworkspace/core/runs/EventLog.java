@@ -361,6 +361,11 @@ final class EventLog implements AutoCloseable {
                 .list());
     }
 
+    long lastSeq(String runId) {
+        return store.read(h -> h.createQuery("SELECT COALESCE(MAX(seq), 0) FROM run_events WHERE run_id = :id")
+                .bind("id", runId).mapTo(Long.class).one());
+    }
+
     Optional<RunInfo> find(String runId) {
         return store.read(h -> h.createQuery("SELECT " + RUN_COLUMNS + " FROM runs WHERE id = :id")
                 .bind("id", runId).map((rs, ctx) -> runInfo(rs)).findOne());

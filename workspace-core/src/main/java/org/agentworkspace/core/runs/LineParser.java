@@ -16,6 +16,10 @@ public interface LineParser {
         return List.of();
     }
 
+    /** Called once by {@link RunEngine#start} with the run's id, before any line is parsed. */
+    default void bind(String runId) {
+    }
+
     /** A parser that makes no events: the log holds native lines and status only. */
     static LineParser none() {
         return line -> List.of();

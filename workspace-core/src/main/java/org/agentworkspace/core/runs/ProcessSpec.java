@@ -14,10 +14,13 @@ import java.util.Objects;
  *                   adds {@code AW_RUN_ID=<run id>} (overriding any given value) so that escaped processes can be
  *                   found and killed.
  * @param workingDir the child's working directory (must exist)
- * @param stdin      {@code null}: stdin is {@code /dev/null}; otherwise this text is written to stdin (UTF-8),
- *                   which is then closed
+ * @param stdin      {@code null}: stdin is {@code /dev/null} (unless {@code interactive}); otherwise this text is
+ *                   written to stdin (UTF-8), which is then closed (unless {@code interactive})
+ * @param interactive keep stdin open after {@code stdin}: more input is written with {@link RunEngine#write} and
+ *                   stdin is closed with {@link RunEngine#closeInput} (or when the run ends)
  */
-public record ProcessSpec(List<String> argv, Map<String, String> env, Path workingDir, String stdin) {
+public record ProcessSpec(List<String> argv, Map<String, String> env, Path workingDir, String stdin,
+                          boolean interactive) {
     public ProcessSpec {
         argv = List.copyOf(Objects.requireNonNull(argv, "argv"));
         env = Map.copyOf(Objects.requireNonNull(env, "env"));
@@ -38,12 +41,25 @@ public record ProcessSpec(List<String> argv, Map<String, String> env, Path worki
         }
     }
 
+    /** A process whose stdin is {@code /dev/null} ({@code stdin == null}) or this text, then EOF. */
+    public ProcessSpec(List<String> argv, Map<String, String> env, Path workingDir, String stdin) {
+        this(argv, env, workingDir, stdin, false);
+    }
+
     /** A process with stdin on {@code /dev/null}. */
     public static ProcessSpec of(List<String> argv, Map<String, String> env, Path workingDir) {
-        return new ProcessSpec(argv, env, workingDir, null);
+        return new ProcessSpec(argv, env, workingDir, null, false);
     }
 
     public ProcessSpec withStdin(String text) {
-        return new ProcessSpec(argv, env, workingDir, text);
+        return new ProcessSpec(argv, env, workingDir, text, interactive);
+    }
+
+    /**
+     * The same process with stdin kept open: {@code first} (may be {@code null}) is written at the start, later
+     * lines with {@link RunEngine#write}.
+     */
+    public ProcessSpec interactive(String first) {
+        return new ProcessSpec(argv, env, workingDir, first, true);
     }
 }

@@ -121,6 +121,7 @@ public final class RunEngine implements AutoCloseable {
                 throw new WorkspaceException.RateLimited("too many runs are waiting to start", 5);
             }
             String id = newId();
+            request.parser().bind(id);
             Instant now = clock.instant().truncatedTo(ChronoUnit.MILLIS);
             RunInfo info = new RunInfo(id, request.provider(), RunStatus.QUEUED, now, null, null, null, null,
                     request.metadata());
@@ -198,6 +199,76 @@ public final class RunEngine implements AutoCloseable {
         String payload = json.object().put("status", status.wireName()).put("reason", reason).toString();
         run.append(log, clock, EntryKind.STATUS, payload,
                 new EventLog.RowChange(status, null, clock.instant(), null, reason));
+    }
+
+    /**
+     * Writes text (typically one JSON line with its newline) to the stdin of an interactive run
+     * ({@link ProcessSpec#interactive()}); text written while the run is queued is kept until its process starts.
+     *
+     * @return false when the run has ended, is not interactive, or its stdin is closed
+     * @throws WorkspaceException.NotFound no such run
+     */
+    public boolean write(String runId, String text) {
+        Objects.requireNonNull(text, "text");
+        ActiveRun run = active.get(runId);
+        if (run == null) {
+            requireExists(runId);
+            return false;
+        }
+        if (!run.request.process().interactive() || run.sealed()) {
+            return false;
+        }
+        return run.writeInput(text);
+    }
+
+    /**
+     * Closes the stdin of an interactive run (the process sees EOF). Also done when the run ends.
+     *
+     * @return true when it was open
+     * @throws WorkspaceException.NotFound no such run
+     */
+    public boolean closeInput(String runId) {
+        ActiveRun run = active.get(runId);
+        if (run == null) {
+            requireExists(runId);
+            return false;
+        }
+        return run.request.process().interactive() && run.closeInput();
+    }
+
+    /**
+     * Appends an event of the caller's own to a running run's log (kind {@code event}, the JSON object as is), in
+     * the same numbering as the process's output: for things that happen to a run outside its process, such as an
+     * answer to a permission request.
+     *
+     * @return the entry's seq, or -1 when the run has already ended (nothing is stored)
+     * @throws WorkspaceException.NotFound   no such run
+     * @throws WorkspaceException.Validation {@code eventJson} is not a JSON object
+     */
+    public long note(String runId, String eventJson) {
+        if (!json.isObject(eventJson)) {
+            throw WorkspaceException.Validation.of("an event must be a JSON object");
+        }
+        ActiveRun run = active.get(runId);
+        if (run == null) {
+            requireExists(runId);
+            return -1;
+        }
+        return run.append(log, clock, EntryKind.EVENT, eventJson, null);
+    }
+
+    /**
+     * The sequence number of the run's newest committed entry (what a reader can see now).
+     *
+     * @throws WorkspaceException.NotFound no such run
+     */
+    public long lastSeq(String runId) {
+        ActiveRun run = active.get(runId);
+        if (run != null) {
+            return run.committedSeq();
+        }
+        requireExists(runId);
+        return log.lastSeq(runId);
     }
 
     public Optional<RunInfo> find(String runId) {

@@ -77,7 +77,8 @@ final class RunProcess implements Runnable {
         env.clear();
         env.putAll(spec.env());
         env.put(ProcessTree.MARKER, run.id);
-        pb.redirectInput(spec.stdin() == null ? ProcessBuilder.Redirect.from(new File("/dev/null"))
+        pb.redirectInput(spec.stdin() == null && !spec.interactive()
+                ? ProcessBuilder.Redirect.from(new File("/dev/null"))
                 : ProcessBuilder.Redirect.PIPE);
         Process p;
         try {
@@ -93,7 +94,9 @@ final class RunProcess implements Runnable {
         run.append(engine.log(), engine.clock(), EntryKind.STATUS, running.toString(),
                 new EventLog.RowChange(RunStatus.RUNNING, engine.clock().instant(), null, null, null));
         p.onExit().thenRun(run::wake);
-        if (spec.stdin() != null) {
+        if (spec.interactive()) {
+            run.inputStarted(p.getOutputStream(), spec.stdin());
+        } else if (spec.stdin() != null) {
             Thread.ofVirtual().name("aw-run-in-" + run.id).start(() -> writeStdin(p, spec.stdin()));
         } else {
             closeQuietly(p.getOutputStream());
@@ -130,6 +133,7 @@ final class RunProcess implements Runnable {
         // leftovers of a process that exited on its own are killed at once.
         int left = engine.tree().kill(tree, ending != null ? settings.killGrace() : Duration.ZERO, KILL_DEADLINE);
         int exit = waitForExit(p);
+        run.closeInput();
         join(out);
         join(err);
         // The parser's closing events are stored even after an output flood: they are few, and readers wait for them.

@@ -1,7 +1,12 @@
 package org.agentworkspace.providers.claude;
 
 import java.util.List;
+
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+
 import org.agentworkspace.api.provider.LaunchContext;
+import org.agentworkspace.api.provider.PermissionMode;
 import org.agentworkspace.api.provider.ProviderId;
 import org.agentworkspace.api.provider.RunSpec;
 import org.agentworkspace.api.provider.StreamParser;
@@ -20,10 +25,39 @@ public final class ClaudeProvider extends ProviderBase {
         super(ProviderId.CLAUDE.wireId(), "Claude Code", List.of("claude"), true);
     }
 
+    private static final ObjectMapper JSON = new ObjectMapper();
+
     @Override
     protected void build(RunSpec spec, LaunchContext ctx, Plan p) {
         // --verbose: stream-json with --print requires it
         p.args("-p", "--output-format", "stream-json", "--verbose");
+        common(spec, ctx, p);
+        p.args("--", spec.prompt());
+    }
+
+    /**
+     * The conversation on stdin for {@code default} mode: {@code --input-format stream-json} (the user turn is a
+     * {@code {"type":"user",…}} line) and {@code --permission-prompt-tool stdio}, so a tool that needs approval
+     * becomes a {@code control_request} ({@code can_use_tool}) on stdout, answered by a {@code control_response}
+     * line on stdin. The CLI ends when stdin is closed after its {@code result}.
+     */
+    @Override
+    protected String buildInteractive(RunSpec spec, LaunchContext ctx, Plan p) {
+        if (spec.permissionMode() != PermissionMode.DEFAULT) {
+            return null;
+        }
+        p.args("-p", "--input-format", "stream-json", "--output-format", "stream-json", "--verbose",
+                "--permission-prompt-tool", "stdio");
+        common(spec, ctx, p);
+        ObjectNode turn = JSON.createObjectNode();
+        turn.put("type", "user");
+        ObjectNode message = turn.putObject("message");
+        message.put("role", "user");
+        message.put("content", spec.prompt());
+        return turn.toString() + "\n";
+    }
+
+    private static void common(RunSpec spec, LaunchContext ctx, Plan p) {
         if (spec.model() != null) {
             p.option("--model", spec.model());
         }
@@ -42,7 +76,6 @@ public final class ClaudeProvider extends ProviderBase {
                 }
             }
         }
-        p.args("--", spec.prompt());
         if (spec.credentials().hasApiKey()) {
             p.secretEnv("ANTHROPIC_API_KEY", spec.credentials().apiKey());
         }

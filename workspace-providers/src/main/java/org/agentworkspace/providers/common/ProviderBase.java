@@ -7,10 +7,12 @@ import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.Optional;
 import java.util.Set;
 import org.agentworkspace.api.WorkspaceException;
 import org.agentworkspace.api.provider.AgentProvider;
 import org.agentworkspace.api.provider.LaunchContext;
+import org.agentworkspace.api.provider.InteractiveLaunch;
 import org.agentworkspace.api.provider.LaunchPlan;
 import org.agentworkspace.api.provider.RunSpec;
 
@@ -56,6 +58,30 @@ public abstract class ProviderBase implements AgentProvider {
 
     @Override
     public final LaunchPlan plan(RunSpec spec, Path binary, LaunchContext ctx) {
+        Plan p = check(spec, binary, ctx);
+        build(spec, ctx, p);
+        return assemble(spec, ctx, binary, p, true);
+    }
+
+    @Override
+    public final Optional<InteractiveLaunch> planInteractive(RunSpec spec, Path binary, LaunchContext ctx) {
+        Plan p = check(spec, binary, ctx);
+        String first = buildInteractive(spec, ctx, p);
+        if (first == null) {
+            return Optional.empty();
+        }
+        return Optional.of(new InteractiveLaunch(assemble(spec, ctx, binary, p, false), first));
+    }
+
+    /**
+     * Fills in an interactive launch (see {@link AgentProvider#planInteractive}) and returns the first stdin input;
+     * {@code null} (the default) when the CLI has none.
+     */
+    protected String buildInteractive(RunSpec spec, LaunchContext ctx, Plan plan) {
+        return null;
+    }
+
+    private Plan check(RunSpec spec, Path binary, LaunchContext ctx) {
         Objects.requireNonNull(spec, "spec");
         Objects.requireNonNull(binary, "binary");
         Objects.requireNonNull(ctx, "ctx");
@@ -65,8 +91,10 @@ public abstract class ProviderBase implements AgentProvider {
         if (spec.resumes() && !supportsResume) {
             throw WorkspaceException.Validation.of(displayName + " has no sessions to resume");
         }
-        Plan p = new Plan(binary);
-        build(spec, ctx, p);
+        return new Plan(binary);
+    }
+
+    private LaunchPlan assemble(RunSpec spec, LaunchContext ctx, Path binary, Plan p, boolean stdinNull) {
         Map<String, String> env = new LinkedHashMap<>(ctx.baseEnv());
         env.put("PATH", withFirst(binary.getParent(), ctx.baseEnv().get("PATH")));
         env.put("TERM", "dumb");
@@ -76,7 +104,7 @@ public abstract class ProviderBase implements AgentProvider {
         env.putAll(p.env);
         env.putAll(spec.extraEnv());
         Set<String> secrets = new LinkedHashSet<>(p.secretEnv);
-        return new LaunchPlan(p.argv, env, spec.projectDir(), true, p.files, secrets);
+        return new LaunchPlan(p.argv, env, spec.projectDir(), stdinNull, p.files, secrets);
     }
 
     /** Fills in argv (after the binary), the adapter's variables and files. */

@@ -100,6 +100,30 @@ public final class Guard {
         handler.handle(new Call(req, res, principal, json, limit));
     }
 
+    /** A ticket spent on a refused WebSocket upgrade, and why it was refused. */
+    private record RefusedTicket(WorkspaceException why, long until) {
+    }
+
+    private static final int MAX_REFUSED_TICKETS = 10_000;
+    private static final long REFUSAL_MEMORY_NANOS = 30_000_000_000L;
+    private final java.util.concurrent.ConcurrentHashMap<String, RefusedTicket> refusedTickets =
+            new java.util.concurrent.ConcurrentHashMap<>();
+
+    /**
+     * Remembers (for 30 s) why an upgrade that redeemed {@code ticket} was refused: the plain HTTP request the refused
+     * upgrade continues as presents the same, now spent, ticket, and must get that answer (403, 429) instead of 401.
+     */
+    void rememberRefusal(String ticket, WorkspaceException why) {
+        long now = System.nanoTime();
+        if (refusedTickets.size() >= MAX_REFUSED_TICKETS) {
+            refusedTickets.values().removeIf(r -> r.until() - now <= 0);
+            if (refusedTickets.size() >= MAX_REFUSED_TICKETS) {
+                return;
+            }
+        }
+        refusedTickets.put(ticket, new RefusedTicket(why, now + REFUSAL_MEMORY_NANOS));
+    }
+
     /** The caller if the request carries a valid header or cookie credential; never throws for a bad one. */
     public Optional<Principal> tryAuthenticate(ServerRequest req) {
         try {
@@ -150,6 +174,10 @@ public final class Guard {
             found = new Authenticated(session(value), Carrier.COOKIE);
         } else if (access.streaming() && query.contains("streamTicket")) {
             String ticket = query.first("streamTicket").orElse("");
+            RefusedTicket refused = refusedTickets.remove(ticket);
+            if (refused != null && refused.until() - System.nanoTime() > 0) {
+                throw refused.why();
+            }
             found = new Authenticated(auth.tickets().redeem(ticket).orElseThrow(StreamTickets::invalid),
                     Carrier.TICKET);
         } else {

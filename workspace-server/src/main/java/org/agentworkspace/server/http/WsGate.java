@@ -1,6 +1,7 @@
 package org.agentworkspace.server.http;
 
 import java.util.Optional;
+import java.util.function.Consumer;
 
 import io.helidon.http.HeaderNames;
 import io.helidon.http.Headers;
@@ -30,23 +31,43 @@ public final class WsGate {
 
     /** Admits or refuses an upgrade; called from {@code WsListener.onHttpUpgrade}. */
     public Principal admit(Access access, HttpPrologue prologue, Headers headers) throws WsUpgradeException {
+        return admit(access, prologue, headers, p -> {
+        });
+    }
+
+    /**
+     * As {@link #admit(Access, HttpPrologue, Headers)}, then {@code admission} (for instance a connection cap that
+     * throws {@link WorkspaceException.RateLimited}) once the caller is known and allowed.
+     */
+    public Principal admit(Access access, HttpPrologue prologue, Headers headers, Consumer<Principal> admission)
+            throws WsUpgradeException {
         try {
-            return check(access, prologue, headers);
+            return check(access, prologue, headers, admission);
         } catch (WorkspaceException e) {
             throw new WsUpgradeException(e.code());
         }
     }
 
-    private Principal check(Access access, HttpPrologue prologue, Headers headers) {
+    private Principal check(Access access, HttpPrologue prologue, Headers headers, Consumer<Principal> admission) {
         Optional<String> origin = headers.first(HeaderNames.ORIGIN);
         if (origin.isPresent() && !guard.allowedOrigin(headers, null, origin.get())) {
             throw originRejected();
         }
         Guard.Authenticated a = guard.authenticate(access, prologue.query(), headers, cookie(headers));
-        if (a.carrier() == Guard.Carrier.COOKIE && origin.isEmpty()) {
-            throw originRejected();
+        try {
+            if (a.carrier() == Guard.Carrier.COOKIE && origin.isEmpty()) {
+                throw originRejected();
+            }
+            Guard.authorize(access, a.principal());
+            admission.accept(a.principal());
+        } catch (WorkspaceException e) {
+            if (a.carrier() == Guard.Carrier.TICKET) {
+                // the ticket is spent now; the HTTP answer that follows this refused upgrade must still say why
+                // (403, 429) rather than 401 for a reused ticket
+                prologue.query().first("streamTicket").ifPresent(t -> guard.rememberRefusal(t, e));
+            }
+            throw e;
         }
-        Guard.authorize(access, a.principal());
         return a.principal();
     }
 
@@ -56,6 +77,12 @@ public final class WsGate {
      * that passes everything but did not ask to upgrade gets 426.
      */
     public ApiService.Handler fallback() {
+        return fallback(p -> {
+        });
+    }
+
+    /** As {@link #fallback()}, with the same {@code admission} check as the upgrade (answered before the 426). */
+    public ApiService.Handler fallback(Consumer<Principal> admission) {
         return call -> {
             Headers h = call.request().headers();
             Optional<String> origin = h.first(HeaderNames.ORIGIN);
@@ -67,6 +94,7 @@ public final class WsGate {
             if (cookieOnly && origin.isEmpty()) {
                 throw originRejected();
             }
+            admission.accept(call.principal());
             call.response().header(HeaderNames.UPGRADE, "websocket");
             call.send(io.helidon.http.Status.create(426, "Upgrade Required"), ErrorResponses.envelope(
                     "UPGRADE_REQUIRED", "this is a WebSocket endpoint: connect with a WebSocket client"));

@@ -1,0 +1,49 @@
+package org.agentworkspace.server.chat;
+
+import java.time.Duration;
+
+/**
+ * Limits of {@code /ws}.
+ *
+ * @param maxConnectionsPerUser    open {@code /ws} sockets one user may hold; one more is refused before the upgrade
+ *                                 (429 {@code TOO_MANY_CONNECTIONS})
+ * @param maxSubscriptionsPerSocket runs one socket may follow at once ({@code TOO_MANY_SUBSCRIPTIONS})
+ * @param maxMessageBytes          the largest client message (a frame, or a fragmented message in total); close 1009
+ * @param heartbeat                how often the server pings; a socket silent for three intervals is closed (1001)
+ * @param maxQueuedChars           frames waiting to be sent to one socket: a subscription waits for the queue to
+ *                                 drain below this before reading on
+ * @param slowConsumerGrace        how long a subscription may wait so before the socket counts as a slow consumer and
+ *                                 is cut (1013)
+ * @param writeTimeout             how long one send may block before the socket is dropped
+ */
+public record ChatLimits(int maxConnectionsPerUser, int maxSubscriptionsPerSocket, int maxMessageBytes,
+                         Duration heartbeat, int maxQueuedChars, Duration slowConsumerGrace, Duration writeTimeout) {
+    public ChatLimits {
+        if (maxConnectionsPerUser < 1 || maxSubscriptionsPerSocket < 1 || maxMessageBytes < 1024
+                || heartbeat.isNegative() || heartbeat.isZero() || maxQueuedChars < 1024
+                || slowConsumerGrace.isNegative() || writeTimeout.isNegative() || writeTimeout.isZero()) {
+            throw new IllegalArgumentException("bad chat limits");
+        }
+    }
+
+    /** 16 sockets per user, 64 runs per socket, 64 KiB messages, a ping every 25 s, 4 Mi characters queued, 10 s. */
+    public static ChatLimits defaults() {
+        return new ChatLimits(16, 64, 64 * 1024, Duration.ofSeconds(25), 4 * 1024 * 1024, Duration.ofSeconds(10),
+                Duration.ofSeconds(30));
+    }
+
+    public ChatLimits withConnections(int perUser) {
+        return new ChatLimits(perUser, maxSubscriptionsPerSocket, maxMessageBytes, heartbeat, maxQueuedChars,
+                slowConsumerGrace, writeTimeout);
+    }
+
+    public ChatLimits withHeartbeat(Duration every) {
+        return new ChatLimits(maxConnectionsPerUser, maxSubscriptionsPerSocket, maxMessageBytes, every, maxQueuedChars,
+                slowConsumerGrace, writeTimeout);
+    }
+
+    public ChatLimits withQueue(int chars, Duration grace) {
+        return new ChatLimits(maxConnectionsPerUser, maxSubscriptionsPerSocket, maxMessageBytes, heartbeat, chars,
+                grace, writeTimeout);
+    }
+}
