@@ -23,6 +23,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
+import java.util.stream.LongStream;
 
 /**
  * Live chat over /ws under load, end to end through the server jar: starts the server (a separate JVM) with the
@@ -40,7 +41,9 @@ import java.util.regex.Pattern;
  * Half the sockets authenticate with {@code Authorization: Bearer <api key>} on the upgrade, the other half with a
  * one-shot {@code ?streamTicket=} minted by that key. Every subscriber must receive every event frame of its run
  * exactly once, in seq order, with the emitter's counter n = 0, 1, 2, ... without a gap, and end with a
- * {@code complete} frame; its list of event seqs must equal the run's list as the SSE route replays it afterwards.
+ * {@code complete} frame; as the run's log is numbered 1, 2, 3 ... without gaps and /ws sends one event frame per
+ * entry, its event seqs must be exactly 1 .. lastSeq - 1 and its complete frame seq lastSeq (the terminal status
+ * entry; lastSeq read back from GET /api/automation/runs/{id} afterwards).
  * Any difference makes the exit status 1.
  *
  * <p>Latency per live event frame (seq above the {@code subscribed} frame's seq) = the client's receipt time minus
@@ -153,20 +156,24 @@ public class WsLoadBench {
             }
             double seconds = (System.nanoTime() - t0) / 1e9;
             long cpuAfterLoad = cpuTicks(pid);
-            // the authoritative list of event seqs of every run: the SSE route's replay of the finished run
+            // the run's log is seq 1, 2, 3 ... without gaps, its terminal status last: /ws sends one event frame per
+            // entry before it and the complete frame for it, so every subscriber must see exactly 1 .. lastSeq-1
             Map<String, long[]> reference = new LinkedHashMap<>();
-            for (String id : runIds) {
-                long[] seqs = sseEventSeqs(base, keys[runIds.indexOf(id) % users], id);
-                reference.put(id, seqs);
-                if (seqs.length < events) {
-                    setupProblems.add("run " + id + " has only " + seqs.length + " events in its log");
+            Map<String, Long> lastSeqs = new LinkedHashMap<>();
+            for (int r = 0; r < runIds.size(); r++) {
+                String id = runIds.get(r);
+                long lastSeq = runLastSeq(base, keys[r % users], id);
+                lastSeqs.put(id, lastSeq);
+                reference.put(id, LongStream.range(1, lastSeq).toArray());
+                if (lastSeq < 2L * events) {
+                    setupProblems.add("run " + id + " has only " + lastSeq + " entries in its log");
                 }
             }
             for (Subscriber s : all) {
                 if (!s.finished.isDone()) {
                     s.verifier.problem("no complete frame before the deadline");
                 }
-                s.verifier.finish(reference.get(s.runId), events);
+                s.verifier.finish(reference.get(s.runId), events, lastSeqs.getOrDefault(s.runId, -1L));
             }
             Thread.sleep(3000);
             long rssAfter = status(pid, "VmRSS:");
@@ -323,6 +330,7 @@ public class WsLoadBench {
         boolean complete;
         String status;
         boolean finished;
+        long completeSeq = -1;
 
         Verifier(String runId) {
             this.runId = runId;
@@ -427,6 +435,7 @@ public class WsLoadBench {
                         problem("complete seq " + seq + " below the last event seq " + lastSeq);
                     }
                     complete = true;
+                    completeSeq = seq;
                     status = String.valueOf(m.get("status"));
                     return true;
                 }
@@ -439,7 +448,7 @@ public class WsLoadBench {
         }
 
         /** After the run: compare with the reference seq list and the expected number of emitter lines. */
-        synchronized void finish(long[] reference, int events) {
+        synchronized void finish(long[] reference, int events, long completeSeqDue) {
             if (finished) {
                 return;
             }
@@ -448,6 +457,8 @@ public class WsLoadBench {
                 problem("no complete frame");
             } else if (!"completed".equals(status)) {
                 problem("complete with status " + status);
+            } else if (completeSeq != completeSeqDue) {
+                problem("complete frame at seq " + completeSeq + ", the run's last seq is " + completeSeqDue);
             }
             if (expectedN != events) {
                 problem("saw emitter lines up to n=" + (expectedN - 1) + " of " + events);
@@ -573,23 +584,16 @@ public class WsLoadBench {
         return keys;
     }
 
-    /** The seqs of the `event` frames of a finished run, as the SSE route replays them. */
-    static long[] sseEventSeqs(String base, String key, String runId) throws Exception {
-        HttpResponse<String> r = HTTP.send(HttpRequest.newBuilder(URI.create(base + "/api/automation/runs/" + runId
-                        + "/events")).header("X-API-Key", key).timeout(Duration.ofSeconds(60)).GET().build(),
+    /** The run's last log seq (its terminal status entry) from GET /api/automation/runs/{id}. */
+    static long runLastSeq(String base, String key, String runId) throws Exception {
+        HttpResponse<String> r = HTTP.send(HttpRequest.newBuilder(URI.create(base + "/api/automation/runs/" + runId))
+                .header("X-API-Key", key).timeout(Duration.ofSeconds(60)).GET().build(),
                 HttpResponse.BodyHandlers.ofString());
-        List<Long> seqs = new ArrayList<>();
-        String name = null;
-        for (String line : r.body().split("\n")) {
-            if (line.startsWith("event:")) {
-                name = line.substring(6).strip();
-            } else if (line.startsWith("id:") && "event".equals(name)) {
-                seqs.add(Long.parseLong(line.substring(3).strip()));
-            } else if (line.isEmpty()) {
-                name = null;
-            }
+        Matcher m = Pattern.compile("\"lastSeq\":(\\d+)").matcher(r.body());
+        if (r.statusCode() != 200 || !m.find()) {
+            throw new IllegalStateException("run " + runId + " -> " + r.statusCode() + " " + r.body());
         }
-        return seqs.stream().mapToLong(Long::longValue).toArray();
+        return Long.parseLong(m.group(1));
     }
 
     static long status(long pid, String field) {
@@ -965,14 +969,14 @@ public class WsLoadBench {
                     }
                     int failed = 0;
                     for (Subscriber sub : subs) {
-                        sub.verifier.finish(server.reference(), events);
+                        sub.verifier.finish(server.reference(), events, events + 1L);
                         if (!sub.verifier.problems.isEmpty()) {
                             failed++;
                         }
                         if (!faulty) {
                             check("mini server, " + sub.kind + " subscriber (" + sub.verifier.seqs.size() + " events, "
                                     + sub.verifier.replayed + " replayed, " + sub.reconnects + " reconnects)",
-                                    sub.verifier, server.reference(), events, true);
+                                    sub.verifier, server.reference(), events, events + 1L, true);
                         }
                     }
                     if (faulty) {
@@ -993,7 +997,11 @@ public class WsLoadBench {
         }
 
         static void check(String what, Verifier v, long[] ref, int events, boolean pass) {
-            v.finish(ref, events);
+            check(what, v, ref, events, 10, pass);
+        }
+
+        static void check(String what, Verifier v, long[] ref, int events, long completeSeq, boolean pass) {
+            v.finish(ref, events, completeSeq);
             boolean passed = v.problems.isEmpty();
             if (passed != pass) {
                 failures++;
@@ -1036,7 +1044,7 @@ public class WsLoadBench {
 
     /**
      * A minimal WebSocket server (RFC 6455, text frames only) for the selftest: it serves one synthetic run whose
-     * event seqs are 2, 4, 6, ... (gaps, as the real log interleaves native entries), produced at RATE per second,
+     * event seqs are 1, 2, 3 ... and whose complete frame is seq events + 1, produced at RATE per second,
      * by the frozen /ws frame shapes: pong, subscribed (with the latest seq), event frames after afterSeq (replay,
      * then live), complete. When faulty, the second connection never gets the event of n = events / 2.
      */
@@ -1064,7 +1072,7 @@ public class WsLoadBench {
                         java.util.concurrent.locks.LockSupport.parkNanos(wait);
                     }
                     synchronized (log) {
-                        log.add(new long[] {2L * (n + 1), n, nowMicros()});
+                        log.add(new long[] {n + 1L, n, nowMicros()});
                         log.notifyAll();
                     }
                 }
@@ -1083,7 +1091,7 @@ public class WsLoadBench {
         long[] reference() {
             long[] r = new long[events];
             for (int n = 0; n < events; n++) {
-                r[n] = 2L * (n + 1);
+                r[n] = n + 1L;
             }
             return r;
         }
@@ -1178,7 +1186,7 @@ public class WsLoadBench {
                 long latest;
                 synchronized (log) {
                     latest = log.isEmpty() ? 0 : log.get(log.size() - 1)[0];
-                    next = (int) (after / 2);
+                    next = (int) after;
                 }
                 text(out, "{\"type\":\"subscribed\",\"seq\":" + latest + ",\"runId\":\"" + runId + "\",\"afterSeq\":"
                         + after + "}");
@@ -1200,7 +1208,7 @@ public class WsLoadBench {
                             + "\"event\":{\"seq\":" + e[0] + ",\"kind\":\"text-delta\",\"data\":{\"text\":\"n=" + e[1]
                             + " t=" + e[2] + "\"}}}");
                 }
-                text(out, "{\"type\":\"complete\",\"seq\":" + (2L * events + 1) + ",\"runId\":\"" + runId
+                text(out, "{\"type\":\"complete\",\"seq\":" + (events + 1L) + ",\"runId\":\"" + runId
                         + "\",\"status\":\"completed\",\"exitCode\":0,\"usage\":null}");
             } catch (Exception e) {
                 // the client went away
