@@ -138,6 +138,7 @@ public class WsLoadBench {
                         default -> Kind.LIVE;
                     };
                     Subscriber s = new Subscriber(id, r + "/" + j, kind, j % 2 == 1);
+                    s.verifier.steadyFrom = 5L * rate;
                     all.add(s);
                     HttpClient client = clients[(r * subs + j) % clients.length];
                     drivers.add(Thread.ofVirtual().start(() -> {
@@ -321,6 +322,10 @@ public class WsLoadBench {
         final List<Long> seqs = new ArrayList<>();
         long[] live = new long[1024];
         int liveCount;
+        /** Live latencies of emitter lines n >= steadyFrom (past the start-up of the runs, sockets and JIT). */
+        long[] steady = new long[1024];
+        int steadyCount;
+        long steadyFrom = Long.MAX_VALUE;
         int replayed;
         int pongs;
         int subscribedFrames;
@@ -419,7 +424,14 @@ public class WsLoadBench {
                                 if (liveCount == live.length) {
                                     live = Arrays.copyOf(live, live.length * 2);
                                 }
-                                live[liveCount++] = nowMicros - Long.parseLong(sm.group(2));
+                                long lat = nowMicros - Long.parseLong(sm.group(2));
+                                live[liveCount++] = lat;
+                                if (n >= steadyFrom) {
+                                    if (steadyCount == steady.length) {
+                                        steady = Arrays.copyOf(steady, steady.length * 2);
+                                    }
+                                    steady[steadyCount++] = lat;
+                                }
                             }
                         }
                     }
@@ -486,6 +498,10 @@ public class WsLoadBench {
         synchronized long[] latencies() {
             return Arrays.copyOf(live, liveCount);
         }
+
+        synchronized long[] steadyLatencies() {
+            return Arrays.copyOf(steady, steadyCount);
+        }
     }
 
     static boolean report(List<Subscriber> all, int runs, int subs, int events, int rate, int users, double seconds,
@@ -496,6 +512,7 @@ public class WsLoadBench {
         int failed = 0;
         int reconnects = 0;
         List<long[]> lats = new ArrayList<>();
+        List<long[]> steadyLats = new ArrayList<>();
         Map<Kind, List<long[]>> byKind = new LinkedHashMap<>();
         for (Subscriber s : all) {
             Verifier v = s.verifier;
@@ -504,6 +521,7 @@ public class WsLoadBench {
             reconnects += s.reconnects;
             long[] l = v.latencies();
             lats.add(l);
+            steadyLats.add(v.steadyLatencies());
             byKind.computeIfAbsent(s.kind, k -> new ArrayList<>()).add(l);
             if (!v.problems.isEmpty()) {
                 failed++;
@@ -525,6 +543,9 @@ public class WsLoadBench {
         System.out.printf("| reconnects with afterSeq | %d |%n", reconnects);
         System.out.printf("| live frames timed | %,d |%n", allLat.length);
         System.out.printf("| latency p50 / p90 / p99 / max (ms) | %s |%n", pcts(allLat));
+        long[] steady = steadyLats.stream().flatMapToLong(Arrays::stream).sorted().toArray();
+        System.out.printf("| latency from 5 s into each run on (%,d frames) p50 / p90 / p99 / max (ms) | %s |%n",
+                steady.length, pcts(steady));
         for (Map.Entry<Kind, List<long[]>> e : byKind.entrySet()) {
             long[] k = e.getValue().stream().flatMapToLong(Arrays::stream).sorted().toArray();
             System.out.printf("| latency %s p50 / p90 / p99 / max (ms) | %s |%n", e.getKey().name().toLowerCase(),
@@ -535,6 +556,8 @@ public class WsLoadBench {
         System.out.printf("| server CPU during the load | %.1f s (%.2f cores on average) |%n", cpuSeconds,
                 cpuSeconds / seconds);
         System.out.printf("| server threads (peak) | %d |%n", threads);
+        System.out.printf("| bench client CPU (this JVM, whole run) | %.1f s |%n", ((com.sun.management.OperatingSystemMXBean)
+                java.lang.management.ManagementFactory.getOperatingSystemMXBean()).getProcessCpuTime() / 1e9);
         System.out.println();
         System.out.println("server heap after: " + heapAfter);
         boolean ok = failed == 0 && setupProblems.isEmpty() && !all.isEmpty();
