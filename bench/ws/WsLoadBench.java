@@ -53,7 +53,8 @@ import java.util.stream.LongStream;
  * <p>Usage: {@code java bench/ws/WsLoadBench.java JAR [runs=20] [subs=10] [events=1000] [rate=40] [users=runs]}, or
  * {@code java bench/ws/WsLoadBench.java selftest} to check the frame parser and the verifier against synthetic
  * streams (lost, duplicated, reordered frames, a missing complete, a broken resume). Extra server arguments (for
- * example a /ws connection cap) come from the environment variable AW_WS_BENCH_SERVER_ARGS, split on spaces.
+ * example a /ws connection cap) come from the environment variable AW_WS_BENCH_SERVER_ARGS, extra JVM options of
+ * the server (for example -Xmx256m) from AW_WS_BENCH_JVM_ARGS, both split on spaces.
  */
 public class WsLoadBench {
     static final Pattern STAMP = Pattern.compile("n=(\\d+) t=(\\d+)");
@@ -83,10 +84,17 @@ public class WsLoadBench {
             port = s.getLocalPort();
         }
         String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
-        List<String> cmd = new ArrayList<>(List.of(java, "-jar", jar.toString(), "--port", Integer.toString(port),
+        List<String> cmd = new ArrayList<>(List.of(java));
+        String jvm = System.getenv().getOrDefault("AW_WS_BENCH_JVM_ARGS", "").strip();
+        if (!jvm.isEmpty()) {
+            cmd.addAll(Arrays.asList(jvm.split("\\s+")));
+        }
+        cmd.addAll(List.of("-jar", jar.toString(), "--port", Integer.toString(port),
                 "--data-dir", tmp.resolve("data").toString(), "--cli-path", "claude=" + emitter,
                 "--max-concurrent-runs", Integer.toString(runs),
                 "--provider-env", "claude:AW_BENCH_EVENTS=" + events + ",claude:AW_BENCH_RATE=" + rate));
+        System.out.println("server: " + String.join(" ", cmd.subList(0, cmd.indexOf("-jar"))) + " -jar … "
+                + String.join(" ", cmd.subList(cmd.indexOf("--max-concurrent-runs"), cmd.size())));
         String extra = System.getenv().getOrDefault("AW_WS_BENCH_SERVER_ARGS", "").strip();
         if (!extra.isEmpty()) {
             cmd.addAll(Arrays.asList(extra.split("\\s+")));
@@ -181,6 +189,12 @@ public class WsLoadBench {
             long hwm = status(pid, "VmHWM:");
             String heapAfter = heap(pid);
             sampler.interrupt();
+            long warnings;
+            try (var lines = Files.lines(tmp.resolve("server.log"))) {
+                warnings = lines.filter(l -> l.contains("WARNING") || l.contains("SEVERE") || l.contains("Exception"))
+                        .count();
+            }
+            System.out.println("server log lines with WARNING/SEVERE/Exception: " + warnings + " (" + tmp.resolve("server.log") + ")");
             ok = report(all, runs, subs, events, rate, users, seconds, rssBefore, maxRss.get(), hwm, rssAfter,
                     (cpuAfterLoad - cpuBefore) / (double) clockTicks(), maxThreads.get(), heapAfter, setupProblems);
         } finally {
