@@ -215,6 +215,7 @@ public class WsLoadBench {
         }
         WebSocket ws = open(s, client, base, wsBase, key);
         ws.sendText("{\"type\":\"ping\"}", true).join();
+        s.current.subscribeSent = System.nanoTime();
         ws.sendText("{\"type\":\"subscribe\",\"runId\":\"" + s.runId + "\",\"afterSeq\":0}", true).join();
         if (s.kind == Kind.RECONNECT_ABORT || s.kind == Kind.RECONNECT_CLOSE) {
             Thread.sleep((long) (nominal * 500));
@@ -228,7 +229,12 @@ public class WsLoadBench {
                 Thread.sleep(300);
                 long after = s.verifier.lastSeq();
                 s.reconnects++;
+                if (after == 0) {
+                    s.silentFirstSocket = true; // nothing arrived on the first socket before the drop
+                }
                 ws = open(s, client, base, wsBase, key);
+                ws.sendText("{\"type\":\"ping\"}", true).join();
+                s.current.subscribeSent = System.nanoTime();
                 ws.sendText("{\"type\":\"subscribe\",\"runId\":\"" + s.runId + "\",\"afterSeq\":" + after + "}", true)
                         .join();
             }
@@ -237,6 +243,11 @@ public class WsLoadBench {
             s.finished.get((long) (nominal * 3) + 60, TimeUnit.SECONDS);
         } catch (java.util.concurrent.TimeoutException e) {
             s.verifier.problem("timed out waiting for the complete frame");
+        }
+        // every socket is pinged once; the last one (which stayed open until complete) must have answered
+        int pongs = s.verifier.pongs() - s.current.pongsBefore;
+        if (pongs != 1) {
+            s.verifier.problem(pongs + " pong frames for the ping on the last socket");
         }
         ws.abort();
     }
@@ -272,6 +283,9 @@ public class WsLoadBench {
         final CompletableFuture<Void> finished = new CompletableFuture<>();
         volatile Listener current;
         int reconnects;
+        volatile boolean silentFirstSocket;
+        /** Per socket: sending subscribe -> receiving the subscribed frame. */
+        final List<Long> subscribeMicros = new CopyOnWriteArrayList<>();
 
         Subscriber(String runId, String name, Kind kind, boolean ticket) {
             this.runId = runId;
@@ -288,8 +302,13 @@ public class WsLoadBench {
         /** Set before the bench drops this socket on purpose: its close is then expected. */
         volatile boolean retired;
 
+        volatile long subscribeSent;
+        /** Pongs the subscriber had seen before this socket opened. */
+        final int pongsBefore;
+
         Listener(Subscriber s) {
             this.s = s;
+            this.pongsBefore = s.verifier.pongs();
         }
 
         @Override
@@ -299,6 +318,9 @@ public class WsLoadBench {
                 long now = nowMicros();
                 String text = partial.toString();
                 partial.setLength(0);
+                if (text.startsWith("{\"type\":\"subscribed\"") && subscribeSent != 0) {
+                    s.subscribeMicros.add((System.nanoTime() - subscribeSent) / 1000);
+                }
                 if (s.verifier.accept(text, now)) {
                     s.finished.complete(null);
                 }
@@ -363,6 +385,10 @@ public class WsLoadBench {
 
         synchronized long lastSeq() {
             return lastSeq;
+        }
+
+        synchronized int pongs() {
+            return pongs;
         }
 
         /** Returns true when the frame was the run's complete frame. */
@@ -489,9 +515,6 @@ public class WsLoadBench {
             if (expectedN != events) {
                 problem("saw emitter lines up to n=" + (expectedN - 1) + " of " + events);
             }
-            if (pongs != 1) {
-                problem(pongs + " pong frames for 1 ping");
-            }
             if (reference == null) {
                 problem("no reference seq list");
                 return;
@@ -525,6 +548,7 @@ public class WsLoadBench {
         long replayed = 0;
         int failed = 0;
         int reconnects = 0;
+        int silent = 0;
         List<long[]> lats = new ArrayList<>();
         List<long[]> steadyLats = new ArrayList<>();
         Map<Kind, List<long[]>> byKind = new LinkedHashMap<>();
@@ -533,6 +557,7 @@ public class WsLoadBench {
             frames += v.seqs.size();
             replayed += v.replayed;
             reconnects += s.reconnects;
+            silent += s.silentFirstSocket ? 1 : 0;
             long[] l = v.latencies();
             lats.add(l);
             steadyLats.add(v.steadyLatencies());
@@ -554,7 +579,11 @@ public class WsLoadBench {
         System.out.printf("| subscribers verified (every event once, in order, complete frame) | %d of %d |%n",
                 all.size() - failed, all.size());
         System.out.printf("| event frames received (of which replayed) | %,d (%,d) |%n", frames, replayed);
-        System.out.printf("| reconnects with afterSeq | %d |%n", reconnects);
+        System.out.printf("| reconnects with afterSeq (first socket still silent at the drop) | %d (%d) |%n", reconnects,
+                silent);
+        long[] sub = all.stream().flatMap(x -> x.subscribeMicros.stream()).mapToLong(Long::longValue).sorted().toArray();
+        System.out.printf("| subscribe -> subscribed frame (%d sockets) p50 / p90 / p99 / max (ms) | %s |%n", sub.length,
+                pcts(sub));
         System.out.printf("| live frames timed | %,d |%n", allLat.length);
         System.out.printf("| latency p50 / p90 / p99 / max (ms) | %s |%n", pcts(allLat));
         long[] steady = steadyLats.stream().flatMapToLong(Arrays::stream).sorted().toArray();
