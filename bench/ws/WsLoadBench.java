@@ -219,15 +219,16 @@ public class WsLoadBench {
         ws.sendText("{\"type\":\"subscribe\",\"runId\":\"" + s.runId + "\",\"afterSeq\":0}", true).join();
         if (s.kind == Kind.RECONNECT_ABORT || s.kind == Kind.RECONNECT_CLOSE) {
             Thread.sleep((long) (nominal * 500));
-            if (!s.finished.isDone()) {
-                s.current.retired = true;
+            // stop taking frames from this socket first (frames already in flight on it are ignored, as a client
+            // that hangs up would), so the last seq taken is exactly where the new subscription must resume
+            long after = s.retire();
+            if (after >= 0) {
                 if (s.kind == Kind.RECONNECT_ABORT) {
                     ws.abort();
                 } else {
                     ws.sendClose(WebSocket.NORMAL_CLOSURE, "bench reconnect").get(5, TimeUnit.SECONDS);
                 }
                 Thread.sleep(300);
-                long after = s.verifier.lastSeq();
                 s.reconnects++;
                 if (after == 0) {
                     s.silentFirstSocket = true; // nothing arrived on the first socket before the drop
@@ -287,6 +288,17 @@ public class WsLoadBench {
         /** Per socket: sending subscribe -> receiving the subscribed frame. */
         final List<Long> subscribeMicros = new CopyOnWriteArrayList<>();
 
+        /** Frames that arrived on a socket after it was retired (ignored). */
+        int ignoredAfterRetire;
+
+        /** Stops taking frames from the current socket: the last seq taken, or -1 when the run had completed. */
+        long retire() {
+            synchronized (verifier) {
+                current.retired = true;
+                return verifier.complete ? -1 : verifier.lastSeq();
+            }
+        }
+
         Subscriber(String runId, String name, Kind kind, boolean ticket) {
             this.runId = runId;
             this.name = name;
@@ -321,8 +333,12 @@ public class WsLoadBench {
                 if (text.startsWith("{\"type\":\"subscribed\"") && subscribeSent != 0) {
                     s.subscribeMicros.add((System.nanoTime() - subscribeSent) / 1000);
                 }
-                if (s.verifier.accept(text, now)) {
-                    s.finished.complete(null);
+                synchronized (s.verifier) {
+                    if (retired) {
+                        s.ignoredAfterRetire++;
+                    } else if (s.verifier.accept(text, now)) {
+                        s.finished.complete(null);
+                    }
                 }
             }
             ws.request(1);
@@ -549,6 +565,7 @@ public class WsLoadBench {
         int failed = 0;
         int reconnects = 0;
         int silent = 0;
+        long ignored = 0;
         List<long[]> lats = new ArrayList<>();
         List<long[]> steadyLats = new ArrayList<>();
         Map<Kind, List<long[]>> byKind = new LinkedHashMap<>();
@@ -558,6 +575,7 @@ public class WsLoadBench {
             replayed += v.replayed;
             reconnects += s.reconnects;
             silent += s.silentFirstSocket ? 1 : 0;
+            ignored += s.ignoredAfterRetire;
             long[] l = v.latencies();
             lats.add(l);
             steadyLats.add(v.steadyLatencies());
@@ -579,8 +597,8 @@ public class WsLoadBench {
         System.out.printf("| subscribers verified (every event once, in order, complete frame) | %d of %d |%n",
                 all.size() - failed, all.size());
         System.out.printf("| event frames received (of which replayed) | %,d (%,d) |%n", frames, replayed);
-        System.out.printf("| reconnects with afterSeq (first socket still silent at the drop) | %d (%d) |%n", reconnects,
-                silent);
+        System.out.printf("| reconnects with afterSeq (first socket still silent at the drop; frames ignored after the drop) "
+                + "| %d (%d; %,d) |%n", reconnects, silent, ignored);
         long[] sub = all.stream().flatMap(x -> x.subscribeMicros.stream()).mapToLong(Long::longValue).sorted().toArray();
         System.out.printf("| subscribe -> subscribed frame (%d sockets) p50 / p90 / p99 / max (ms) | %s |%n", sub.length,
                 pcts(sub));
@@ -1012,8 +1030,8 @@ public class WsLoadBench {
          * that leaves out one event on one connection must be caught.
          */
         static void socketChecks() throws Exception {
-            int events = 150;
-            int rate = 150;
+            int events = 300;
+            int rate = 100;
             for (boolean faulty : new boolean[] {false, true}) {
                 try (MiniWsServer server = new MiniWsServer("run-mini", events, rate, faulty)) {
                     HttpClient client = HttpClient.newHttpClient();
@@ -1038,6 +1056,13 @@ public class WsLoadBench {
                         sub.verifier.finish(server.reference(), events, events + 1L);
                         if (!sub.verifier.problems.isEmpty()) {
                             failed++;
+                        }
+                        if (!faulty && sub.kind.name().startsWith("RECONNECT")) {
+                            check("mini server, " + sub.kind + " subscriber reconnected once", sub.reconnects == 1);
+                        }
+                        if (!faulty && sub.kind == Kind.RECONNECT_CLOSE) {
+                            check("mini server, frames sent after the client's close are ignored ("
+                                    + sub.ignoredAfterRetire + ")", sub.ignoredAfterRetire > 0);
                         }
                         if (!faulty) {
                             check("mini server, " + sub.kind + " subscriber (" + sub.verifier.seqs.size() + " events, "
@@ -1227,6 +1252,7 @@ public class WsLoadBench {
                     }
                     int opcode = b0 & 0x0f;
                     if (opcode == 8) {
+                        Thread.sleep(200); // a busy server: frames already queued still go out before the close
                         frame(out, 0x88, new byte[] {0x03, (byte) 0xe8});
                         return;
                     }
