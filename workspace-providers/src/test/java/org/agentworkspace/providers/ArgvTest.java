@@ -51,6 +51,32 @@ class ArgvTest {
     }
 
     @Test
+    void claudeInteractiveAsksOverStdioAndTakesTheTurnOnStdin() throws Exception {
+        var provider = Plans.provider("claude");
+        var launch = provider.planInteractive(spec(EVIL).model("m1").resume("s-1").build(),
+                Plans.BIN_DIR.resolve("claude"), Plans.CTX).orElseThrow();
+        List<String> argv = launch.plan().argv();
+        assertEquals(List.of("-p", "--input-format", "stream-json", "--output-format", "stream-json", "--verbose",
+                "--permission-prompt-tool", "stdio", "--model=m1", "--resume=s-1"), argv.subList(1, argv.size()));
+        assertFalse(launch.plan().stdinNull(), "stdin stays a pipe");
+        var turn = new com.fasterxml.jackson.databind.ObjectMapper().readTree(launch.firstInput());
+        assertTrue(launch.firstInput().endsWith("\n") && launch.firstInput().indexOf('\n') == launch.firstInput().length() - 1);
+        assertEquals("user", turn.path("type").asText());
+        assertEquals(EVIL, turn.path("message").path("content").asText(), "the prompt is data on stdin");
+        assertEquals(plan("claude", spec(EVIL).build()).env(), launch.plan().env(), "the same environment");
+        for (PermissionMode mode : List.of(PermissionMode.ACCEPT_EDITS, PermissionMode.BYPASS)) {
+            assertTrue(provider.planInteractive(spec("hi").permissionMode(mode).build(),
+                    Plans.BIN_DIR.resolve("claude"), Plans.CTX).isEmpty(), "only default mode asks");
+        }
+        for (ProviderId other : ProviderId.values()) {
+            if (other != ProviderId.CLAUDE) {
+                assertTrue(Plans.provider(other.wireId()).planInteractive(spec("hi").build(),
+                        Plans.BIN_DIR.resolve("x"), Plans.CTX).isEmpty(), other.wireId());
+            }
+        }
+    }
+
+    @Test
     void claude() {
         assertEquals(List.of("-p", "--output-format", "stream-json", "--verbose", "--", "hi"), args("claude",
                 spec("hi").build()));

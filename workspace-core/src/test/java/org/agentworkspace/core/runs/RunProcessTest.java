@@ -303,6 +303,46 @@ class RunProcessTest {
     }
 
     @Test
+    void interactiveStdinStaysOpenTakesLinesOnDemandAndNotesShareTheNumbering() throws Exception {
+        RunEngine engine = engine(base().withTimeouts(Duration.ofSeconds(10), Duration.ofSeconds(20)));
+        // `cat` echoes each line it reads and ends only at EOF: stdin must stay open until closeInput
+        RunHandle h = engine.start(RunRequest.of("claude",
+                ProcessSpec.of(List.of("cat"), fx.env(), fx.project).interactive("first\n"), LineParser.none()));
+        assertTrue(engine.write(h.id(), "second\n"), "written while queued or running");
+        awaitNatives(engine, h.id(), 2);
+        long noted = engine.note(h.id(), "{\"kind\":\"permission-response\",\"data\":{\"decision\":\"deny\"}}");
+        assertTrue(noted > 0);
+        assertTrue(engine.write(h.id(), "third\n"));
+        awaitNatives(engine, h.id(), 3);
+        assertEquals(RunStatus.RUNNING, h.info().status(), "cat still waits for input");
+        assertTrue(engine.lastSeq(h.id()) >= noted);
+        assertThrows(org.agentworkspace.api.WorkspaceException.Validation.class, () -> engine.note(h.id(), "[1]"));
+        assertTrue(engine.closeInput(h.id()));
+        assertFalse(engine.closeInput(h.id()), "already closed");
+        assertFalse(engine.write(h.id(), "late\n"), "nothing is written after EOF");
+        RunInfo done = h.awaitCompletion(Duration.ofSeconds(10)).orElseThrow();
+        assertEquals(RunStatus.SUCCEEDED, done.status());
+        List<RunEntry> log = RunFixtures.all(engine, h.id());
+        assertEquals(List.of("{\"line\":\"first\"}", "{\"line\":\"second\"}", "{\"line\":\"third\"}"),
+                of(log, EntryKind.NATIVE).stream().map(RunEntry::payload).toList());
+        RunEntry note = of(log, EntryKind.EVENT).getFirst();
+        assertEquals(noted, note.seq());
+        assertTrue(note.seq() > of(log, EntryKind.NATIVE).get(1).seq() && note.seq() < of(log, EntryKind.NATIVE).get(2).seq(),
+                "the note sits between the lines it was written between: " + log);
+        for (int i = 0; i < log.size(); i++) {
+            assertEquals(i + 1, log.get(i).seq());
+        }
+        assertEquals(log.getLast().seq(), engine.lastSeq(h.id()));
+        assertEquals(-1, engine.note(h.id(), "{}"), "an ended run takes no notes");
+        assertFalse(engine.write(h.id(), "x\n"));
+        // a run that is not interactive takes no input
+        RunHandle plain = engine.start(RunRequest.of("claude",
+                ProcessSpec.of(List.of("sleep", "1"), fx.env(), fx.project), LineParser.none()));
+        assertFalse(engine.write(plain.id(), "x\n"));
+        plain.awaitCompletion(Duration.ofSeconds(10)).orElseThrow();
+    }
+
+    @Test
     void stdinIsDevNullOrTheGivenTextAndTheProgramIsFoundOnTheChildsPath() throws Exception {
         RunEngine engine = engine(base().withTimeouts(Duration.ofSeconds(5), Duration.ofSeconds(10)));
         // `cat` with no input would wait forever on an open pipe; /dev/null ends it at once

@@ -46,4 +46,9 @@ public record ChatLimits(int maxConnectionsPerUser, int maxSubscriptionsPerSocke
         return new ChatLimits(maxConnectionsPerUser, maxSubscriptionsPerSocket, maxMessageBytes, heartbeat, chars,
                 grace, writeTimeout);
     }
+
+    public ChatLimits withWriteTimeout(Duration d) {
+        return new ChatLimits(maxConnectionsPerUser, maxSubscriptionsPerSocket, maxMessageBytes, heartbeat,
+                maxQueuedChars, slowConsumerGrace, d);
+    }
 }

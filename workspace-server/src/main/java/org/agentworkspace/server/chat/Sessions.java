@@ -20,11 +20,14 @@ import org.agentworkspace.core.runs.RunQuery;
 /**
  * Which run belongs to which CLI session, learned from the runs' logs ({@code session} events) and from turns that
  * continue a session. A session's latest run is the one {@code subscribe}/{@code abort} by {@code sessionId} name.
- * After a restart the index is rebuilt lazily: a session id not in memory is looked up among the newest 1,000 runs
- * (their {@code resumeSessionId}, then their logs' {@code session} events).
+ * After a restart the index is rebuilt lazily: a session id not in memory is looked up among the newest 200 runs
+ * (their {@code resumeSessionId}, then a {@code session} event among the first 50 entries of their logs).
  */
 final class Sessions {
     private static final System.Logger LOG = System.getLogger(Sessions.class.getName());
+    static final int LOOKUP_RUNS = 200;
+    static final int LOOKUP_ENTRIES = 50;
+    static final int SCAN_ENTRIES = 200;
     private final AgentRuns runs;
     private final ObjectMapper json;
     private final Map<String, String> sessionOfRun = new ConcurrentHashMap<>();
@@ -85,10 +88,11 @@ final class Sessions {
         if (runId != null) {
             return runs.engine().find(runId);
         }
-        for (RunInfo info : runs.engine().list(RunQuery.newest().withLimit(1000))) {
+        // bounded work for an id not in memory (after a restart): the newest runs, the first entries of each log
+        for (RunInfo info : runs.engine().list(RunQuery.newest().withLimit(LOOKUP_RUNS))) {
             JsonNode meta = runs.metadata(info);
             if (sessionId.equals(meta.path("resumeSessionId").asText(null))
-                    || sessionId.equals(sessionOf(info, Long.MAX_VALUE).orElse(null))) {
+                    || sessionId.equals(sessionOf(info, LOOKUP_ENTRIES).orElse(null))) {
                 latestRunOfSession.putIfAbsent(sessionId, info.id());
                 return runs.engine().find(latestRunOfSession.get(sessionId));
             }
@@ -109,6 +113,8 @@ final class Sessions {
         if (resumed != null) {
             return Optional.of(resumed);
         }
+        // the session event comes with the CLI's first lines: look no further than that
+        upToSeq = Math.min(upToSeq, SCAN_ENTRIES);
         if (upToSeq <= 0) {
             return Optional.empty();
         }
@@ -130,12 +136,21 @@ final class Sessions {
         }
     }
 
-    /** The run's token usage (its last {@code usage} event), or null; cached once the run has ended. */
+    /**
+     * The run's token usage (its last {@code usage} event), or null. Once the run has ended it is computed once (the
+     * many subscribers of one run that all complete at the same moment wait for one reader of the log) and cached.
+     */
     JsonNode usage(RunInfo info) {
-        JsonNode cached = usageOfEndedRun.get(info.id());
-        if (cached != null) {
-            return cached;
+        if (!info.status().terminal()) {
+            return computeUsage(info);
         }
+        if (usageOfEndedRun.size() > 10_000) {
+            usageOfEndedRun.clear();
+        }
+        return usageOfEndedRun.computeIfAbsent(info.id(), id -> computeUsage(info));
+    }
+
+    private JsonNode computeUsage(RunInfo info) {
         RunSummary.Usage u = runs.summary(info).usage();
         JsonNode node;
         if (u == null) {
@@ -152,12 +167,6 @@ final class Sessions {
                 o.put("cost", u.cost());
             }
             node = o;
-        }
-        if (info.status().terminal()) {
-            if (usageOfEndedRun.size() > 10_000) {
-                usageOfEndedRun.clear();
-            }
-            usageOfEndedRun.put(info.id(), node);
         }
         return node;
     }

@@ -310,6 +310,50 @@ class ChatSocketTest {
     }
 
     @Test
+    void oneSocketFollowsSeveralRunsAndAnIdleSocketIsKeptAlive() throws Exception {
+        Client c = adminSocket();
+        String slow = turn(c, "gemini", "Stream slowly", Map.of()).path("runId").asText();
+        // the second turn's answer interleaves with the first run's frames
+        c.send(Map.of("type", "turn", "provider", "claude", "message", "Say hello", "projectName", project,
+                "permissionMode", "bypassPermissions", "clientRequestId", "second"));
+        String quick = null;
+        Map<String, List<Long>> seqs = new HashMap<>(Map.of(slow, new ArrayList<>()));
+        int completes = 0;
+        while (completes < 2) {
+            JsonNode m = c.next();
+            String type = m.path("type").asText();
+            if (type.equals("subscribed")) {
+                assertEquals("second", m.path("clientRequestId").asText());
+                quick = m.path("runId").asText();
+                seqs.put(quick, new ArrayList<>());
+                continue;
+            }
+            if (type.equals("event") || type.equals("complete")) {
+                seqs.get(m.path("runId").asText()).add(m.path("seq").asLong());
+            }
+            if (type.equals("complete")) {
+                assertEquals("completed", m.path("status").asText(), m.toString());
+                completes++;
+            }
+        }
+        assertExactlyOnce(seqs.get(slow), 1);
+        assertExactlyOnce(seqs.get(quick), 1);
+        // a finished run subscribed at its end: only `subscribed`, which says how it ended
+        long end = seqs.get(quick).getLast();
+        c.send(Map.of("type", "subscribe", "runId", quick, "afterSeq", end));
+        JsonNode sub = c.next("subscribed");
+        assertEquals(end, sub.path("seq").asLong());
+        assertEquals("completed", sub.path("status").asText());
+        // idle for several heartbeats (500 ms here): the server's pings are answered by the client, the socket stays
+        Thread.sleep(2500);
+        assertFalse(c.closed.isDone(), "an idle socket that answers pings stays open");
+        assertTrue(c.messages.isEmpty(), "nothing but pings while idle: " + c.messages);
+        c.send(Map.of("type", "ping"));
+        c.next("pong");
+        c.ws.abort();
+    }
+
+    @Test
     void abortKillsTheRunsWholeProcessTree() throws Exception {
         Client c = adminSocket();
         String runId = turn(c, "qwen", "Run forever", Map.of()).path("runId").asText();
