@@ -35,7 +35,8 @@ import java.util.stream.LongStream;
  *   <li>late (2 of 10): connect when 40 % of the run has been emitted, {@code subscribe afterSeq:0}, so they get a
  *       replay of the stored events and then the live tail;</li>
  *   <li>reconnecting (2 of 10): connect at once, drop the socket halfway (one aborts the TCP connection, one closes
- *       the WebSocket cleanly), wait 300 ms, reconnect and {@code subscribe} with the last seq they saw.</li>
+ *       the WebSocket cleanly), wait 300 ms, reconnect and {@code subscribe} with the last seq they processed
+ *       (frames still arriving on the dropped socket are ignored).</li>
  * </ul>
  *
  * Half the sockets authenticate with {@code Authorization: Bearer <api key>} on the upgrade, the other half with a
@@ -52,8 +53,10 @@ import java.util.stream.LongStream;
  *
  * <p>Usage: {@code java bench/ws/WsLoadBench.java JAR [runs=20] [subs=10] [events=1000] [rate=40] [users=runs]}, or
  * {@code java bench/ws/WsLoadBench.java selftest} to check the frame parser and the verifier against synthetic
- * streams (lost, duplicated, reordered frames, a missing complete, a broken resume). Extra server arguments (for
- * example a /ws connection cap) come from the environment variable AW_WS_BENCH_SERVER_ARGS, extra JVM options of
+ * streams (lost, duplicated, reordered frames, a missing complete, a broken resume) and the client against a minimal
+ * in-process WebSocket server. Run r belongs to account r % users and its subscribers use that account's key (runs
+ * are visible to their owner); /ws allows 16 sockets per user by default, so keep subs * runs / users below that.
+ * Extra server arguments come from the environment variable AW_WS_BENCH_SERVER_ARGS, extra JVM options of
  * the server (for example -Xmx256m) from AW_WS_BENCH_JVM_ARGS, both split on spaces.
  */
 public class WsLoadBench {
