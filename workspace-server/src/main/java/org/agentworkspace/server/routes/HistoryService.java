@@ -46,8 +46,9 @@ public final class HistoryService extends ApiService {
     }
 
     private void rename(Call call) {
-        String title = Call.requiredString(call.body(), "title");
-        String provider = Call.optionalString(call.body(), "provider").orElse(null);
+        com.fasterxml.jackson.databind.JsonNode body = call.body();
+        String title = Call.requiredString(body, "title");
+        String provider = Call.optionalString(body, "provider").orElse(null);
         checkProvider(provider);
         IndexedSession s = history.renameSession(call.pathParam("sessionId"), provider, title);
         call.ack("sessionId", s.sessionId(), "provider", s.provider(), "title", s.title());
