@@ -73,9 +73,9 @@ public final class HistoryIndex implements AutoCloseable {
     /** Search totals are counted up to this many matches. */
     public static final int MAX_TOTAL = 10_000;
     /** Matches ranked per search (the newest ones). */
-    static final int RANK_CANDIDATES = 2_000;
+    static final int RANK_CANDIDATES = 1_000;
     static final int MAX_QUERY = 500;
-    private static final int FLUSH_ROWS = 2_000;
+    private static final int FLUSH_ROWS = 5_000;
     private static final long FLUSH_CHARS = 8L * 1024 * 1024;
     private static final int FLUSH_SESSIONS = 200;
     private static final int INSERT_BATCH = 1_000;
@@ -199,7 +199,8 @@ public final class HistoryIndex implements AutoCloseable {
             removeVanished(seen);
             listedAt = clock.instant();
             version.incrementAndGet();
-            LOG.log(Level.INFO, "history listed: {0} sessions, {1} to read", known.size(), toRead.size());
+            LOG.log(Level.INFO, "history listed in {0} ms: {1} sessions, {2} to read",
+                    Duration.between(startedAt, listedAt).toMillis(), known.size(), toRead.size());
             toRead.sort(Comparator.comparing(SessionFile::modified).reversed());
             for (SessionFile f : toRead) {
                 Known kn = known.get(key(f.provider(), f.sessionId()));
@@ -298,14 +299,22 @@ public final class HistoryIndex implements AutoCloseable {
             }
             b.execute();
             List<Known> out = new ArrayList<>();
+            Map<String, List<SessionFile>> byProvider = new HashMap<>();
             for (Peeked p : rows) {
-                SessionFile f = p.file();
-                h.createQuery("SELECT id, size, mtime, read_offset, path FROM history_sessions WHERE provider = :p "
-                        + "AND session_id = :s").bind("p", f.provider()).bind("s", f.sessionId())
-                        .map((rs, ctx) -> new Known(rs.getLong("id"), f.provider(), f.sessionId(), f.home(),
-                                rs.getString("path"), rs.getLong("size"), rs.getLong("mtime"),
-                                rs.getLong("read_offset"), 0))
-                        .findOne().ifPresent(out::add);
+                byProvider.computeIfAbsent(p.file().provider(), x -> new ArrayList<>()).add(p.file());
+            }
+            for (Map.Entry<String, List<SessionFile>> e : byProvider.entrySet()) {
+                Map<String, SessionFile> bySid = new HashMap<>();
+                e.getValue().forEach(f -> bySid.put(f.sessionId(), f));
+                h.createQuery("SELECT id, session_id, size, mtime, read_offset, path FROM history_sessions WHERE "
+                                + "provider = :p AND session_id IN (<ids>)").bind("p", e.getKey())
+                        .bindList("ids", new ArrayList<>(bySid.keySet()))
+                        .map((rs, ctx) -> {
+                            SessionFile f = bySid.get(rs.getString("session_id"));
+                            return new Known(rs.getLong("id"), f.provider(), f.sessionId(), f.home(),
+                                    rs.getString("path"), rs.getLong("size"), rs.getLong("mtime"),
+                                    rs.getLong("read_offset"), 0);
+                        }).forEach(out::add);
             }
             return out;
         });
@@ -519,15 +528,26 @@ public final class HistoryIndex implements AutoCloseable {
         long offset = kn.offset();
         boolean rewrite = offset > 0 && FILE_PROVIDERS.contains(f.provider()) && f.size() < offset;
         long from = offset < 0 || rewrite ? 0 : offset;
-        if (from == 0 && offset >= 0) {
+        if (from == 0) {
+            // a first read, a rewrite, or a first read cut short earlier: start from an empty session
             batch.ops.add(new DropMessages(key));
         }
         SessionFacts base = from > 0 ? loadFacts(key, f.provider()) : null;
         long[] position = {from > 0 ? nextPosition(key) : 0};
+        // providers that deliver an id again (an updated message): id -> position of this session's messages
+        Map<String, Long> ids = redelivers(f) ? (from > 0 ? loadIds(key) : new HashMap<>()) : null;
         HistorySink sink = new HistorySink() {
             @Override
             public void accept(HistoryMessage m) {
-                batch.add(new InsertMessage(key, position[0]++, m));
+                Long at = ids == null ? null : ids.get(m.id());
+                if (at != null) {
+                    batch.add(new UpdateMessage(key, at, m));
+                } else {
+                    if (ids != null) {
+                        ids.put(m.id(), position[0]);
+                    }
+                    batch.add(new InsertMessage(key, position[0]++, m));
+                }
                 if (batch.full()) {
                     flush(batch);
                 }
@@ -536,6 +556,9 @@ public final class HistoryIndex implements AutoCloseable {
             @Override
             public void reset() {
                 batch.ops.add(new DropMessages(key));
+                if (ids != null) {
+                    ids.clear();
+                }
             }
         };
         ReadResult r;
@@ -561,15 +584,36 @@ public final class HistoryIndex implements AutoCloseable {
                 .findOne().orElse(SessionFacts.EMPTY));
     }
 
+    /** Whether the reader may deliver a message id again in place of the earlier message (HistorySink contract). */
+    private static boolean redelivers(SessionFile f) {
+        return HistoryProviders.GEMINI.equals(f.provider()) || HistoryProviders.OPENCODE.equals(f.provider())
+                || HistoryProviders.CURSOR.equals(f.provider())
+                || (HistoryProviders.QWEN.equals(f.provider()) && f.path().toString().contains("/.qwen/tmp/"));
+    }
+
+    private Map<String, Long> loadIds(long key) {
+        Map<String, Long> out = new HashMap<>();
+        store.read(h -> {
+            h.createQuery("SELECT msg_id, position FROM history_messages WHERE session_key = :k").bind("k", key)
+                    .map((rs, ctx) -> out.put(rs.getString(1), rs.getLong(2))).forEach(x -> {
+                    });
+            return null;
+        });
+        return out;
+    }
+
     private long nextPosition(long key) {
         return store.read(h -> h.createQuery("SELECT COALESCE(MAX(position) + 1, 0) FROM history_messages "
                 + "WHERE session_key = :k").bind("k", key).mapTo(Long.class).one());
     }
 
-    private sealed interface Op permits InsertMessage, DropMessages, Done {
+    private sealed interface Op permits InsertMessage, UpdateMessage, DropMessages, Done {
     }
 
     private record InsertMessage(long key, long position, HistoryMessage m) implements Op {
+    }
+
+    private record UpdateMessage(long key, long position, HistoryMessage m) implements Op {
     }
 
     private record DropMessages(long key) implements Op {
@@ -586,10 +630,10 @@ public final class HistoryIndex implements AutoCloseable {
         long chars;
         int sessions;
 
-        void add(InsertMessage m) {
-            ops.add(m);
+        void add(Op op) {
+            ops.add(op);
             rows++;
-            HistoryMessage msg = m.m();
+            HistoryMessage msg = op instanceof InsertMessage i ? i.m() : ((UpdateMessage) op).m();
             chars += msg.text().length() + len(msg.toolOutput()) + len(msg.toolInputJson());
         }
 
@@ -602,13 +646,13 @@ public final class HistoryIndex implements AutoCloseable {
         }
     }
 
-    private static final String UPSERT = "INSERT INTO history_messages (session_key, position, msg_id, role, kind, "
-            + "text, tool_name, tool_call_id, tool_input, tool_output, tool_error, ts, usage_json) VALUES (:k, :pos, "
-            + ":id, :role, :kind, :text, :tn, :tc, :ti, :to, :te, :ts, :u) ON CONFLICT (session_key, msg_id) DO "
-            + "UPDATE SET role = excluded.role, kind = excluded.kind, text = excluded.text, tool_name = "
-            + "excluded.tool_name, tool_call_id = excluded.tool_call_id, tool_input = excluded.tool_input, "
-            + "tool_output = excluded.tool_output, tool_error = excluded.tool_error, ts = excluded.ts, "
-            + "usage_json = excluded.usage_json";
+    // plain JDBC batches for the bulk of the work (parameters 1-11 are the message, 12-13 the session and position)
+    private static final String INSERT = "INSERT INTO history_messages (msg_id, role, kind, text, tool_name, "
+            + "tool_call_id, tool_input, tool_output, tool_error, ts, usage_json, session_key, position) VALUES "
+            + "(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)";
+    private static final String UPDATE = "UPDATE history_messages SET msg_id = ?, role = ?, kind = ?, text = ?, "
+            + "tool_name = ?, tool_call_id = ?, tool_input = ?, tool_output = ?, tool_error = ?, ts = ?, "
+            + "usage_json = ? WHERE session_key = ? AND position = ?";
 
     private void flush(Batch batch) {
         if (batch.ops.isEmpty()) {
@@ -627,32 +671,52 @@ public final class HistoryIndex implements AutoCloseable {
         List<Known> updated = new ArrayList<>();
         long[] corruptAdded = {0};
         store.write(h -> {
-            PreparedBatch insert = null;
-            for (Op op : ops) {
-                if (op instanceof InsertMessage im) {
-                    if (insert == null) {
-                        insert = h.prepareBatch(UPSERT);
+            java.sql.Connection c = h.getConnection();
+            java.sql.PreparedStatement batchStmt = null;
+            boolean inserting = false;
+            try {
+                for (Op op : ops) {
+                    boolean isInsert = op instanceof InsertMessage;
+                    if (op instanceof InsertMessage || op instanceof UpdateMessage) {
+                        if (batchStmt != null && inserting != isInsert) {
+                            batchStmt.executeBatch();
+                            batchStmt.close();
+                            batchStmt = null;
+                        }
+                        if (batchStmt == null) {
+                            batchStmt = c.prepareStatement(isInsert ? INSERT : UPDATE);
+                            inserting = isInsert;
+                        }
+                        if (op instanceof InsertMessage im) {
+                            bindMessage(batchStmt, im.key(), im.position(), im.m());
+                        } else {
+                            UpdateMessage um = (UpdateMessage) op;
+                            bindMessage(batchStmt, um.key(), um.position(), um.m());
+                        }
+                        continue;
                     }
-                    bindMessage(insert, im);
-                    continue;
-                }
-                if (insert != null) {
-                    insert.execute();
-                    insert = null;
-                }
-                if (op instanceof DropMessages d) {
-                    h.createUpdate("DELETE FROM history_messages WHERE session_key = :k").bind("k", d.key())
-                            .execute();
-                } else if (op instanceof Done d) {
-                    Known k = writeDone(h, d);
-                    if (k != null) {
-                        updated.add(k);
-                        corruptAdded[0] += d.corrupt();
+                    if (batchStmt != null) {
+                        batchStmt.executeBatch();
+                        batchStmt.close();
+                        batchStmt = null;
+                    }
+                    if (op instanceof DropMessages d) {
+                        h.createUpdate("DELETE FROM history_messages WHERE session_key = :k").bind("k", d.key())
+                                .execute();
+                    } else if (op instanceof Done d) {
+                        Known k = writeDone(h, d);
+                        if (k != null) {
+                            updated.add(k);
+                            corruptAdded[0] += d.corrupt();
+                        }
                     }
                 }
-            }
-            if (insert != null) {
-                insert.execute();
+                if (batchStmt != null) {
+                    batchStmt.executeBatch();
+                    batchStmt.close();
+                }
+            } catch (java.sql.SQLException e) {
+                throw new IllegalStateException("writing history messages failed", e);
             }
             return null;
         });
@@ -665,14 +729,26 @@ public final class HistoryIndex implements AutoCloseable {
         batch.keys.removeAll(done);
     }
 
-    private static void bindMessage(PreparedBatch b, InsertMessage im) {
-        HistoryMessage m = im.m();
-        b.bind("k", im.key()).bind("pos", im.position()).bind("id", clean(m.id())).bind("role", m.role())
-                .bind("kind", m.kind()).bind("text", clean(m.text())).bind("tn", clean(m.toolName()))
-                .bind("tc", clean(m.toolCallId())).bind("ti", clean(m.toolInputJson()))
-                .bind("to", clean(m.toolOutput())).bind("te", m.toolError() ? 1 : 0)
-                .bind("ts", m.timestamp() == null ? null : m.timestamp().toEpochMilli())
-                .bind("u", usageJson(m.usage())).add();
+    private static void bindMessage(java.sql.PreparedStatement ps, long key, long position, HistoryMessage m)
+            throws java.sql.SQLException {
+        ps.setString(1, clean(m.id()));
+        ps.setString(2, m.role());
+        ps.setString(3, m.kind());
+        ps.setString(4, clean(m.text()));
+        ps.setString(5, clean(m.toolName()));
+        ps.setString(6, clean(m.toolCallId()));
+        ps.setString(7, clean(m.toolInputJson()));
+        ps.setString(8, clean(m.toolOutput()));
+        ps.setInt(9, m.toolError() ? 1 : 0);
+        if (m.timestamp() == null) {
+            ps.setNull(10, java.sql.Types.BIGINT);
+        } else {
+            ps.setLong(10, m.timestamp().toEpochMilli());
+        }
+        ps.setString(11, usageJson(m.usage()));
+        ps.setLong(12, key);
+        ps.setLong(13, position);
+        ps.addBatch();
     }
 
     private Known writeDone(Handle h, Done d) {

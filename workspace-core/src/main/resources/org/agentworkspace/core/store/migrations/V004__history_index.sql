@@ -26,8 +26,9 @@ CREATE TABLE history_sessions (
 );
 CREATE INDEX history_sessions_project ON history_sessions (project_name, last_activity);
 
--- Messages in HistoryMessage shape; position orders them (gaps allowed: an id delivered again keeps its first
--- position).
+-- Messages in HistoryMessage shape; position orders them (gaps allowed). No index on msg_id: ids are unique per
+-- read for most providers, and the index keeps an id -> position map while reading those that deliver an id again
+-- (gemini, opencode), updating the row by (session_key, position).
 CREATE TABLE history_messages (
     id ${ID},
     session_key BIGINT NOT NULL REFERENCES history_sessions (id) ON DELETE CASCADE,
@@ -42,8 +43,7 @@ CREATE TABLE history_messages (
     tool_output TEXT,
     tool_error INTEGER NOT NULL,
     ts BIGINT,
-    usage_json TEXT,
-    UNIQUE (session_key, msg_id)
+    usage_json TEXT
 );
 CREATE INDEX history_messages_position ON history_messages (session_key, position);
 
