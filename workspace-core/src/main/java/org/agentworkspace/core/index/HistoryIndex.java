@@ -162,14 +162,21 @@ public final class HistoryIndex implements AutoCloseable {
 
     private void listPhase() {
         try {
+            long t0 = System.nanoTime();
             loadKnown();
+            long tLoad = System.nanoTime() - t0;
+            long tDiscover = 0;
+            long tPeek = 0;
+            long tInsert = 0;
             List<SessionFile> toRead = new ArrayList<>();
             Set<String> seen = new HashSet<>();
             for (Path home : homes) {
                 for (HistoryReader reader : readers.all()) {
                     List<SessionFile> files;
+                    long d0 = System.nanoTime();
                     try {
                         files = reader.discover(home);
+                        tDiscover += System.nanoTime() - d0;
                     } catch (IOException | RuntimeException e) {
                         LOG.log(Level.WARNING, "cannot list {0} history under {1}: {2}", reader.provider(), home,
                                 e.toString());
@@ -190,8 +197,12 @@ public final class HistoryIndex implements AutoCloseable {
                     }
                     for (int i = 0; i < fresh.size(); i += INSERT_BATCH) {
                         List<SessionFile> chunk = fresh.subList(i, Math.min(fresh.size(), i + INSERT_BATCH));
+                        long p0 = System.nanoTime();
                         List<Peeked> peeked = chunk.parallelStream().map(this::peek).toList();
+                        long p1 = System.nanoTime();
                         insertSessions(peeked);
+                        tPeek += p1 - p0;
+                        tInsert += System.nanoTime() - p1;
                         toRead.addAll(chunk);
                     }
                 }
@@ -199,8 +210,10 @@ public final class HistoryIndex implements AutoCloseable {
             removeVanished(seen);
             listedAt = clock.instant();
             version.incrementAndGet();
-            LOG.log(Level.INFO, "history listed in {0} ms: {1} sessions, {2} to read",
-                    Duration.between(startedAt, listedAt).toMillis(), known.size(), toRead.size());
+            LOG.log(Level.INFO, "history listed in {0} ms (stored rows {1} ms, discover {2} ms, peek {3} ms, "
+                    + "insert {4} ms): {5} sessions, {6} to read", Duration.between(startedAt, listedAt).toMillis(),
+                    tLoad / 1_000_000, tDiscover / 1_000_000, tPeek / 1_000_000, tInsert / 1_000_000, known.size(),
+                    toRead.size());
             toRead.sort(Comparator.comparing(SessionFile::modified).reversed());
             for (SessionFile f : toRead) {
                 Known kn = known.get(key(f.provider(), f.sessionId()));
