@@ -65,7 +65,7 @@ public final class WorkspaceEngine implements AutoCloseable {
     }
 
     /** How often the history index lists every history directory again (a backstop to its file watcher). */
-    private static final java.time.Duration HISTORY_SWEEP = java.time.Duration.ofSeconds(3);
+    private static final java.time.Duration HISTORY_SWEEP = java.time.Duration.ofSeconds(5);
 
     /** Opens the engine on its data directory and store, with this process's environment. */
     public static WorkspaceEngine open(EngineConfig config) {

@@ -172,6 +172,9 @@ public final class HistoryIndex implements AutoCloseable {
             Set<String> seen = new HashSet<>();
             for (Path home : homes) {
                 for (HistoryReader reader : readers.all()) {
+                    if (closed) {
+                        return;
+                    }
                     List<SessionFile> files;
                     long d0 = System.nanoTime();
                     try {
