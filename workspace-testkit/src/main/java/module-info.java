@@ -14,6 +14,7 @@ module org.agentworkspace.testkit {
     exports org.agentworkspace.testkit.mockllm;
     exports org.agentworkspace.testkit.fakecli;
     exports org.agentworkspace.testkit.realcli;
+    exports org.agentworkspace.testkit.historygen;
     opens org.agentworkspace.testkit.contract to org.junit.platform.commons;
 
     uses org.agentworkspace.testkit.contract.ContractTargetProvider;
