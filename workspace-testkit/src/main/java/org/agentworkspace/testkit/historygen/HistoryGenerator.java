@@ -107,7 +107,8 @@ public final class HistoryGenerator {
             }
             sum += raw[i];
         }
-        double scale = o.targetBytes() / sum;
+        // sessions end after the turn that crosses their budget: aim a little low
+        double scale = 0.95 * o.targetBytes() / sum;
         List<Plan> plans = new ArrayList<>(o.sessions());
         for (int i = 0; i < raw.length; i++) {
             int slot = i % 10;

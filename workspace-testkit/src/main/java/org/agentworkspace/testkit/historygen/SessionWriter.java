@@ -145,9 +145,9 @@ abstract class SessionWriter {
         int size;
         int pick = r.nextInt(100);
         if (plan.bigOutputs() && pick < 25) {
-            size = 20_000 + r.nextInt(180_000);
+            size = 8_000 + r.nextInt(52_000);
         } else if (pick < 12) {
-            size = 4_000 + r.nextInt(24_000);
+            size = 3_000 + r.nextInt(14_000);
         } else {
             size = 80 + r.nextInt(2_500);
         }
