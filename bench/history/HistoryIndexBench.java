@@ -69,8 +69,10 @@ public class HistoryIndexBench {
             waitHealthy(t0);
             RESULTS.put("health up after start", ms(t0));
             signIn();
-            long listed = waitFor("complete project list", t0, 600, () -> countSessions(get("/api/projects")) >= sessions);
-            RESULTS.put("(a) first complete project list (" + sessions + " sessions)", fmt(listed));
+            long listed = waitFor("complete project list", t0, 600, () -> complete(manifest));
+            RESULTS.put("(a) first complete project list (" + sessions + " sessions in "
+                    + manifest.get("projectsWithSessions").asInt() + " projects)", fmt(listed));
+            RESULTS.put("(a) sessions counted through every project's sessions route", verifyAll(manifest));
             JsonNode ready = pollIndex(t0, 1800);
             RESULTS.put("(a) index ready (client)", ms(t0));
             RESULTS.put("(a) index status", ready.toString());
@@ -138,8 +140,7 @@ public class HistoryIndexBench {
             server = start(jar, home, data, port, "server-2.log");
             waitHealthy(t1);
             signIn();
-            long relisted = waitFor("complete project list after restart", t1, 600,
-                    () -> countSessions(get("/api/projects")) >= sessions);
+            long relisted = waitFor("complete project list after restart", t1, 600, () -> complete(manifest));
             RESULTS.put("(b) restart: first complete project list", fmt(relisted));
             JsonNode ready2 = pollIndex(t1, 1800);
             RESULTS.put("(b) restart: index ready (client)", ms(t1));
@@ -267,12 +268,43 @@ public class HistoryIndexBench {
         return last[0];
     }
 
-    static int countSessions(String projectsJson) throws IOException {
-        int n = 0;
-        for (JsonNode p : JSON.readTree(projectsJson)) {
-            n += p.path("sessions").size();
+    /**
+     * The project list is complete: every project the generator used is listed with sessions, and the sessions add
+     * up to the generated number (each project's {@code sessionCount} when the list carries it, since the list
+     * shows only the newest few sessions inline; otherwise the server's own {@code listedAt}).
+     */
+    static boolean complete(JsonNode manifest) throws Exception {
+        JsonNode list = JSON.readTree(get("/api/projects"));
+        int withSessions = 0;
+        long counted = 0;
+        boolean hasCount = true;
+        for (JsonNode p : list) {
+            if (p.path("sessions").size() > 0) {
+                withSessions++;
+            }
+            hasCount &= p.has("sessionCount");
+            counted += p.has("sessionCount") ? p.get("sessionCount").asLong() : p.path("sessions").size();
         }
-        return n;
+        if (withSessions < manifest.get("projectsWithSessions").asInt()) {
+            return false;
+        }
+        if (hasCount) {
+            return counted >= manifest.get("sessions").asLong();
+        }
+        JsonNode status = JSON.readTree(get("/api/history/index"));
+        return status.hasNonNull("listedAt");
+    }
+
+    /** Sums every project's GET /api/projects/{name}/sessions (checks the list really holds all sessions). */
+    static String verifyAll(JsonNode manifest) throws Exception {
+        long total = 0;
+        long t = System.nanoTime();
+        JsonNode list = JSON.readTree(get("/api/projects"));
+        for (JsonNode p : list) {
+            total += JSON.readTree(get("/api/projects/" + enc(p.get("name").asText()) + "/sessions")).size();
+        }
+        return total + " of " + manifest.get("sessions").asLong() + " (" + list.size() + " projects, "
+                + fmt(System.nanoTime() - t) + " for all)";
     }
 
     static String projectName(JsonNode projects, String path) {

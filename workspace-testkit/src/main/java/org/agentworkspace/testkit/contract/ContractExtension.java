@@ -34,6 +34,8 @@ public final class ContractExtension implements ParameterResolver {
      * itself through {@link ContractTargetProvider#local()}).
      */
     public static final String LOCAL = "aw.contract.local";
+    /** The service's history home on this host (with {@value #LOCAL}); a provider gives it itself. */
+    public static final String HISTORY_HOME = "aw.contract.historyHome";
 
     private static final System.Logger LOG = System.getLogger(ContractExtension.class.getName());
     private static final ExtensionContext.Namespace NAMESPACE = ExtensionContext.Namespace.create(ContractExtension.class);
@@ -51,7 +53,7 @@ public final class ContractExtension implements ParameterResolver {
         ContractClient client = environment.client();
         Class<?> type = parameter.getParameter().getType();
         if (type == ContractHost.class) {
-            return new ContractHost(environment.local());
+            return new ContractHost(environment.local(), environment.historyHome());
         }
         if (type == ContractTarget.class) {
             return client.target();
@@ -90,7 +92,8 @@ public final class ContractExtension implements ParameterResolver {
     }
 
     /** The resolved target and its client; closes the provider at the end of the run. */
-    private record Environment(ContractClient client, ContractTargetProvider provider, boolean local)
+    private record Environment(ContractClient client, ContractTargetProvider provider, boolean local,
+                               java.nio.file.Path historyHome)
             implements AutoCloseable {
         static Environment start(Function<String, Optional<String>> config, Map<String, String> env) {
             Optional<ContractTarget> configured = configuredTarget(config, env);
@@ -115,7 +118,9 @@ public final class ContractExtension implements ParameterResolver {
             setUpIfNeeded(client);
             boolean local = provider != null ? provider.local()
                     : config.apply(LOCAL).map(v -> v.strip().equalsIgnoreCase("true")).orElse(false);
-            return new Environment(client, provider, local);
+            java.nio.file.Path historyHome = provider != null ? provider.historyHome().orElse(null)
+                    : config.apply(HISTORY_HOME).filter(v -> !v.isBlank()).map(java.nio.file.Path::of).orElse(null);
+            return new Environment(client, provider, local, historyHome);
         }
 
         private static void setUpIfNeeded(ContractClient client) {

@@ -40,6 +40,8 @@ public final class HistoryGenerator {
     public static final int VERSION = 1;
     public static final String MANIFEST = "aw-historygen-manifest.json";
     public static final String SESSIONS = "aw-historygen-sessions.jsonl";
+    /** A word no generated file contains (for searches that must find nothing). */
+    public static final String ABSENT_WORD = Vocabulary.ABSENT;
     /** Start of the time range the sessions are spread over (2026-05-01T00:00:00Z), six months long. */
     static final long EPOCH = 1_777_593_600_000L;
     static final long SPAN = 183L * 24 * 3600 * 1000;
@@ -62,7 +64,7 @@ public final class HistoryGenerator {
 
     /** One session's plan (drawn up front, so sizes can be scaled to the target). */
     record Plan(int index, String provider, String project, long startMillis, long targetBytes, long seed,
-            String title, boolean bigOutputs) {
+            String title, boolean bigOutputs, String firstPrompt) {
     }
 
     /** What was written for one session. */
@@ -137,7 +139,7 @@ public final class HistoryGenerator {
                 title = t.toString();
             }
             plans.add(new Plan(i, provider, projects.get(Math.min(p, projects.size() - 1)), start,
-                    Math.max(2_000, (long) (raw[i] * scale)), sessionSeed, title, big[i]));
+                    Math.max(2_000, (long) (raw[i] * scale)), sessionSeed, title, big[i], null));
         }
         return plans;
     }
@@ -177,6 +179,57 @@ public final class HistoryGenerator {
         }
         writeSideFiles(home, projects, written);
         return writeManifest(o, projects, written);
+    }
+
+    /**
+     * Writes one session into an existing HOME without touching anything else there (for tests that seed a small
+     * history next to others): gemini gets its folder's {@code .project_root} if missing, a codex title is appended
+     * to {@code .codex/session_index.jsonl}. The session ends after the turn that reaches {@code targetBytes}.
+     *
+     * @param title the title the CLI recorded (claude {@code ai-title}, codex thread name, gemini summary), or null
+     * @param firstPrompt the first prompt (generated when null)
+     */
+    public static Written writeSession(Path home, String provider, String projectPath, String title,
+            String firstPrompt, java.time.Instant start, long seed, long targetBytes) throws IOException {
+        if (!List.of("claude", "codex", "gemini").contains(provider)) {
+            throw new IllegalArgumentException("provider must be claude, codex or gemini: " + provider);
+        }
+        Plan plan = new Plan(0, provider, projectPath, start.toEpochMilli(), targetBytes, seed, title, false,
+                firstPrompt);
+        Written w = writer(plan).write(home);
+        if (provider.equals("gemini")) {
+            Path root = home.resolve(".gemini/tmp").resolve(projectPath.substring(projectPath.lastIndexOf('/') + 1))
+                    .resolve(".project_root");
+            if (!Files.exists(root)) {
+                Files.writeString(root, projectPath);
+            }
+        } else if (provider.equals("codex") && title != null) {
+            StringBuilder sb = new StringBuilder("{\"id\":\"").append(w.sessionId()).append('"');
+            Json.f(sb, "thread_name", title).append("}\n");
+            Files.createDirectories(home.resolve(".codex"));
+            Files.writeString(home.resolve(".codex/session_index.jsonl"), sb, StandardCharsets.UTF_8,
+                    java.nio.file.StandardOpenOption.CREATE, java.nio.file.StandardOpenOption.APPEND);
+        }
+        return w;
+    }
+
+    /**
+     * One Claude Code user record (a typed prompt) for appending to a session file written by the generator, as
+     * the CLI appends the next prompt: ends with a newline.
+     */
+    public static String claudePromptLine(String sessionId, String projectPath, String prompt,
+            java.time.Instant at) {
+        StringBuilder sb = new StringBuilder("{\"parentUuid\":null,\"isSidechain\":false,\"type\":\"user\",");
+        sb.append("\"message\":{\"role\":\"user\",\"content\":");
+        Json.q(sb, prompt).append("}");
+        Json.f(sb, "uuid", java.util.UUID.nameUUIDFromBytes((sessionId + prompt + at).getBytes(
+                StandardCharsets.UTF_8)).toString());
+        Json.f(sb, "timestamp", SessionWriter.iso(at.toEpochMilli()));
+        sb.append(",\"userType\":\"external\",\"entrypoint\":\"cli\"");
+        Json.f(sb, "cwd", projectPath);
+        Json.f(sb, "sessionId", sessionId);
+        sb.append(",\"version\":\"2.1.330\"}\n");
+        return sb.toString();
     }
 
     /** Gemini's project markers and projects.json, codex's session_index.jsonl. */

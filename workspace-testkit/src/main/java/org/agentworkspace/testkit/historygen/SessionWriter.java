@@ -111,6 +111,9 @@ abstract class SessionWriter {
     }
 
     final String prompt(int turn) {
+        if (turn == 0 && plan.firstPrompt() != null) {
+            return plan.firstPrompt();
+        }
         StringBuilder sb = new StringBuilder(256);
         Vocabulary.paragraph(r, sb, 1 + r.nextInt(turn == 0 ? 3 : 4));
         if (r.nextInt(5) == 0) {
