@@ -22,6 +22,7 @@ module org.agentworkspace.core {
     exports org.agentworkspace.core.auth;
     exports org.agentworkspace.core.files;
     exports org.agentworkspace.core.history;
+    exports org.agentworkspace.core.index;
     exports org.agentworkspace.core.projects;
     exports org.agentworkspace.core.agent;
     exports org.agentworkspace.core.providers;

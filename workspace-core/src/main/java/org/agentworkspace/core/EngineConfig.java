@@ -17,8 +17,12 @@ import org.agentworkspace.core.runs.RunSettings;
  * @param clock          time source (tests inject a fixed or offset clock)
  * @param auth           account, key and ticket settings
  * @param runs           run engine limits and timeouts
+ * @param historyHomes   the home directories whose CLI histories are indexed; {@code null} for the engine's
+ *                       {@code HOME} (the environment given to {@link WorkspaceEngine#open(EngineConfig, java.util.Map)})
+ * @param historyIndex   whether the history index runs (project list, sessions, messages and search from history)
  */
-public record EngineConfig(Path dataDir, String jdbcUrl, Clock clock, AuthSettings auth, RunSettings runs) {
+public record EngineConfig(Path dataDir, String jdbcUrl, Clock clock, AuthSettings auth, RunSettings runs,
+                           java.util.List<Path> historyHomes, boolean historyIndex) {
     public EngineConfig {
         Objects.requireNonNull(dataDir, "dataDir");
         Objects.requireNonNull(clock, "clock");
@@ -28,27 +32,42 @@ public record EngineConfig(Path dataDir, String jdbcUrl, Clock clock, AuthSettin
         if (jdbcUrl != null && !(jdbcUrl.startsWith("jdbc:sqlite:") || jdbcUrl.startsWith("jdbc:postgresql:"))) {
             throw new IllegalArgumentException("database URL must start with jdbc:sqlite: or jdbc:postgresql:");
         }
+        if (historyHomes != null) {
+            historyHomes = historyHomes.stream().map(h -> h.toAbsolutePath().normalize()).toList();
+        }
     }
 
     /** Defaults for a data directory: embedded SQLite, system clock, default auth and run settings. */
     public static EngineConfig create(Path dataDir) {
-        return new EngineConfig(dataDir, null, Clock.systemUTC(), AuthSettings.defaults(), RunSettings.defaults());
+        return new EngineConfig(dataDir, null, Clock.systemUTC(), AuthSettings.defaults(), RunSettings.defaults(), null,
+                true);
     }
 
     public EngineConfig withJdbcUrl(String url) {
-        return new EngineConfig(dataDir, url, clock, auth, runs);
+        return new EngineConfig(dataDir, url, clock, auth, runs, historyHomes, historyIndex);
     }
 
     public EngineConfig withClock(Clock c) {
-        return new EngineConfig(dataDir, jdbcUrl, c, auth, runs);
+        return new EngineConfig(dataDir, jdbcUrl, c, auth, runs, historyHomes, historyIndex);
     }
 
     public EngineConfig withAuth(AuthSettings a) {
-        return new EngineConfig(dataDir, jdbcUrl, clock, a, runs);
+        return new EngineConfig(dataDir, jdbcUrl, clock, a, runs, historyHomes, historyIndex);
     }
 
     public EngineConfig withRuns(RunSettings r) {
-        return new EngineConfig(dataDir, jdbcUrl, clock, auth, r);
+        return new EngineConfig(dataDir, jdbcUrl, clock, auth, r, historyHomes, historyIndex);
+    }
+
+    /** The homes whose CLI histories are indexed ({@code null}: the engine's HOME). */
+    public EngineConfig withHistoryHomes(java.util.List<Path> homes) {
+        return new EngineConfig(dataDir, jdbcUrl, clock, auth, runs, homes == null ? null : java.util.List.copyOf(homes),
+                historyIndex);
+    }
+
+    /** Turns the history index on or off. */
+    public EngineConfig withHistoryIndex(boolean on) {
+        return new EngineConfig(dataDir, jdbcUrl, clock, auth, runs, historyHomes, on);
     }
 
     /**

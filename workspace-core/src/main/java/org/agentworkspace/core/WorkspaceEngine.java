@@ -3,10 +3,12 @@ package org.agentworkspace.core;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Path;
+import java.util.List;
 import java.util.Map;
 
 import org.agentworkspace.core.auth.Authentication;
 import org.agentworkspace.core.files.VcsProviders;
+import org.agentworkspace.core.index.HistoryIndex;
 import org.agentworkspace.core.projects.ProjectRegistry;
 import org.agentworkspace.core.runs.RunEngine;
 import org.agentworkspace.core.providers.ProviderCredentialStore;
@@ -37,6 +39,7 @@ public final class WorkspaceEngine implements AutoCloseable {
     private final ProjectRegistry projects;
     private final ProviderCredentialStore providerCredentials;
     private final ProviderManagement providers;
+    private final HistoryIndex history;
 
     private WorkspaceEngine(EngineConfig config, Store store, byte[] signingSecret, SecretBox secretBox,
                             Map<String, String> environment) {
@@ -53,7 +56,16 @@ public final class WorkspaceEngine implements AutoCloseable {
                 name -> Path.of(projects.get(name).path()), config.clock(),
                 ProviderManagement.Settings.fromEnvironment(environment));
         this.runs = RunEngine.open(store, config.runs(), config.clock());
+        List<Path> homes = config.historyHomes() != null ? config.historyHomes()
+                : List.of(providers.paths().home());
+        this.history = HistoryIndex.create(store, projects, homes, config.clock(), HISTORY_SWEEP);
+        if (config.historyIndex()) {
+            history.start();
+        }
     }
+
+    /** How often the history index lists every history directory again (a backstop to its file watcher). */
+    private static final java.time.Duration HISTORY_SWEEP = java.time.Duration.ofSeconds(3);
 
     /** Opens the engine on its data directory and store, with this process's environment. */
     public static WorkspaceEngine open(EngineConfig config) {
@@ -126,6 +138,14 @@ public final class WorkspaceEngine implements AutoCloseable {
         return providers;
     }
 
+    /**
+     * The conversation history index: the unified project list, sessions, message pages and full-text search over
+     * every provider's history under the history homes (started with the engine unless turned off in the config).
+     */
+    public HistoryIndex history() {
+        return history;
+    }
+
     /** The schema version of the store, for diagnostics. */
     public int schemaVersion() {
         return store.schemaVersion();
@@ -134,6 +154,7 @@ public final class WorkspaceEngine implements AutoCloseable {
     @Override
     public void close() {
         try {
+            history.close();
             runs.close();
             providers.close();
         } finally {

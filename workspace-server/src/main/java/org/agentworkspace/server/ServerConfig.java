@@ -151,7 +151,8 @@ public record ServerConfig(String host, int port, EngineConfig engine, Set<Strin
      * {@code --data-dir}, {@code --db-url}, {@code --allowed-hosts}, {@code --allowed-origins},
      * {@code --trusted-proxies}, {@code --legacy-query-credentials}, {@code --secure-cookies},
      * {@code --session-hours}, {@code --max-payload-bytes}, {@code --browse-roots}, {@code --git-credential-origins},
-     * {@code --max-file-bytes}; each has an {@code AW_*} environment twin.
+     * {@code --max-file-bytes}, {@code --history-home} (comma list of home folders whose CLI histories are indexed;
+     * default the server's HOME), {@code --history-index} (true/false); each has an {@code AW_*} environment twin.
      */
     public static ServerConfig from(Map<String, String> env, List<String> args) {
         Map<String, String> v = new java.util.HashMap<>();
@@ -169,7 +170,8 @@ public record ServerConfig(String host, int port, EngineConfig engine, Set<Strin
                 Map.entry("AW_GITHUB_API_URL", "github-api-url"),
                 Map.entry("AW_TRUST_LOCAL_PROJECT_PATHS", "trust-local-project-paths"),
                 Map.entry("AW_PROVIDER_ENV", "provider-env"),
-                Map.entry("AW_MAX_CONCURRENT_RUNS", "max-concurrent-runs"));
+                Map.entry("AW_MAX_CONCURRENT_RUNS", "max-concurrent-runs"),
+                Map.entry("AW_HISTORY_HOME", "history-home"), Map.entry("AW_HISTORY_INDEX", "history-index"));
         envNames.forEach((e, k) -> {
             String val = env.get(e);
             if (val != null && !val.isBlank()) {
@@ -206,6 +208,23 @@ public record ServerConfig(String host, int port, EngineConfig engine, Set<Strin
         if (v.containsKey("max-concurrent-runs")) {
             engine = engine.withRuns(engine.runs().withLimits(parseInt(v.get("max-concurrent-runs"),
                     "max-concurrent-runs"), engine.runs().perProviderLimits()));
+        }
+        if (v.containsKey("history-home")) {
+            List<Path> homes = new ArrayList<>();
+            for (String h : list(v.get("history-home"))) {
+                Path p = Path.of(expandHome(h));
+                if (!p.isAbsolute()) {
+                    throw new IllegalArgumentException("--history-home needs absolute folders");
+                }
+                homes.add(p);
+            }
+            if (homes.isEmpty()) {
+                throw new IllegalArgumentException("--history-home needs at least one folder");
+            }
+            engine = engine.withHistoryHomes(homes);
+        }
+        if (v.containsKey("history-index")) {
+            engine = engine.withHistoryIndex(bool(v.get("history-index")));
         }
         if (v.containsKey("session-hours")) {
             engine = engine.withAuth(engine.auth().withSessionLifetime(

@@ -36,6 +36,7 @@ import org.agentworkspace.server.routes.FilesService;
 import org.agentworkspace.server.routes.GitService;
 import org.agentworkspace.server.routes.GitTokenService;
 import org.agentworkspace.server.routes.McpService;
+import org.agentworkspace.server.routes.HistoryService;
 import org.agentworkspace.server.routes.ProjectsService;
 import org.agentworkspace.server.routes.ProvidersService;
 import org.agentworkspace.server.routes.SystemService;
@@ -106,7 +107,8 @@ public final class WorkspaceServer implements AutoCloseable {
                 new AuthService(ctx.engine().auth(), ctx.tokens(), ctx.guard(), table, ctx.config()),
                 new ApiKeyService(ctx.engine().auth().apiKeys(), ctx.guard(), table),
                 new UserService(ctx.engine().auth().accounts(), ctx.guard(), table),
-                new ProjectsService(ctx.engine().projects(), ctx.guard(), table),
+                new ProjectsService(ctx.engine().projects(), ctx.engine().history(), ctx.guard(), table),
+                new HistoryService(ctx.engine().history(), ctx.guard(), table),
                 new FilesService(ctx.engine().projects(), ctx.config().fileLimits(), ctx.config().maxFileBodyBytes(),
                         ctx.guard(), table),
                 new GitService(ctx.engine().projects(), ctx.engine().gitTokens(), ctx.config().vcsOptions(),

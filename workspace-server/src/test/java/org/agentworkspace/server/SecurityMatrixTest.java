@@ -131,12 +131,14 @@ class SecurityMatrixTest {
         String path = r.path().replace("{keyId}", key[0]).replace("{userId}", bobId).replace("{projectName}", project)
                 .replace("{runId}", "run_none")
                 .replace("{provider}", "claude").replace("{jobId}", "no-such-job").replace("{fileId}", "settings")
-                .replace("{name}", "matrix-server");
+                .replace("{name}", "matrix-server").replace("{sessionId}", "no-such-session");
         return switch (r.method() + " " + r.path()) {
             case "GET /api/projects/{projectName}/file" -> path + "?path=a.txt";
             case "GET /api/projects/{projectName}/files" -> path + "?path=dir";
             case "GET /api/git/status", "GET /api/git/diff", "GET /api/git/branches" -> path + "?project=" + project;
             case "GET /api/browse-filesystem" -> path + "?path=" + TestServer.q(work.toString());
+            case "GET /api/sessions/{sessionId}/messages" -> path + "?projectName=" + project;
+            case "GET /api/search/conversations" -> path + "?q=hello";
             default -> path;
         };
     }
@@ -148,6 +150,7 @@ class SecurityMatrixTest {
             case "POST /api/users" -> Map.of("username", "sneaky", "password", "sneaky-password");
             case "POST /api/projects/quick-start" -> Map.of("path", work.resolve("sneaky-project").toString());
             case "PUT /api/projects/{projectName}/rename" -> Map.of("displayName", "sneaky");
+            case "PUT /api/sessions/{sessionId}/rename" -> Map.of("title", "sneaky");
             case "DELETE /api/projects/{projectName}/files" -> Map.of("path", "dir");
             case "PUT /api/projects/{projectName}/file" -> Map.of("path", "a.txt", "content", "pwned");
             case "POST /api/projects/{projectName}/files/create" -> Map.of("path", "sneaky.txt", "type", "file");

@@ -107,6 +107,14 @@ final class GeminiHistoryReader extends JsonlHistoryReader {
         return super.summarize(file);
     }
 
+    @Override
+    public SessionSummary peek(SessionFile file) throws IOException {
+        if (isDocument(file)) {
+            return scan(file);
+        }
+        return super.peek(file);
+    }
+
     /** Gemini re-delivers ids (updates, rewrites), so the pager tracks them. */
     @Override
     public MessagePage messages(SessionFile file, int limit, int offset) throws IOException {

@@ -45,6 +45,16 @@ public interface HistoryReader {
      */
     SessionSummary summarize(SessionFile file) throws IOException;
 
+    /**
+     * The cheapest summary, for an index's first listing of many sessions: the head of the file only (until the
+     * project and first prompt are found, at most {@code 256 KiB}), with {@code lastActivity} = the file's
+     * modification time and no message count; a title recorded later is missed. Formats that cannot be read by
+     * their head (JSON documents, SQLite stores) give {@link #summarize}.
+     */
+    default SessionSummary peek(SessionFile file) throws IOException {
+        return summarize(file);
+    }
+
     /** The exact summary: streams the whole session. */
     default SessionSummary scan(SessionFile file) throws IOException {
         return readFrom(file, 0, HistorySink.discard()).facts().toSummary(file, true);

@@ -85,6 +85,18 @@ abstract class JsonlHistoryReader implements HistoryReader {
         return merged.toSummary(file, false);
     }
 
+    @Override
+    public SessionSummary peek(SessionFile file) throws IOException {
+        ReadResult head = read(file, 0, PEEK_BYTES, false, true, PEEK_MAX_LINE, PEEK_CHUNK, HistorySink.discard());
+        SessionFacts h = head.facts();
+        SessionFacts f = new SessionFacts(h.sessionId(), h.projectPath(), h.title(), h.titleRank(), h.firstPrompt(),
+                h.firstActivity(), file.modified(), 0, h.subagent(), null, false, false);
+        return f.toSummary(file, false);
+    }
+
+    /** Chunk size of head-only peeks (most heads are complete within the first few lines). */
+    static final int PEEK_CHUNK = 32 * 1024;
+
     /**
      * Reads lines starting at {@code start}. {@code align}: start is not known to be a line start, so the rest of
      * the line it falls in is skipped unread. Stops after the line that crosses {@code stopAfter} bytes, or as soon
@@ -97,6 +109,11 @@ abstract class JsonlHistoryReader implements HistoryReader {
 
     ReadResult read(SessionFile file, long start, long stopAfter, boolean align, boolean stopWhenHeadComplete,
             int maxLine, HistorySink sink) throws IOException {
+        return read(file, start, stopAfter, align, stopWhenHeadComplete, maxLine, LineReader.CHUNK, sink);
+    }
+
+    ReadResult read(SessionFile file, long start, long stopAfter, boolean align, boolean stopWhenHeadComplete,
+            int maxLine, int chunkSize, HistorySink sink) throws IOException {
         ReadContext ctx = new ReadContext(file, sink, redeliversIds());
         prime(ctx);
         LineHandler handler = handler(ctx);
@@ -111,7 +128,7 @@ abstract class JsonlHistoryReader implements HistoryReader {
                 LOG.log(Level.DEBUG, "offset {0} beyond the end of {1}: nothing to read", start, file.path());
                 return new ReadResult(start, ctx.facts.build(), 0, 0, 0, false);
             }
-            LineReader lines = new LineReader(ch, start, maxLine);
+            LineReader lines = new LineReader(ch, start, maxLine, chunkSize);
             if (align && start > 0) {
                 next = lines.skipLine();
                 if (next < 0) {

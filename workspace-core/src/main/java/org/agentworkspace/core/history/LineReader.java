@@ -11,12 +11,12 @@ import java.util.Arrays;
  * oversized. The returned {@link Line} views are valid until the next call.
  */
 final class LineReader {
-    private static final int CHUNK = 256 * 1024;
+    static final int CHUNK = 256 * 1024;
 
     private final FileChannel channel;
     private final int maxLine;
-    private final byte[] chunk = new byte[CHUNK];
-    private final ByteBuffer chunkBuffer = ByteBuffer.wrap(chunk);
+    private final byte[] chunk;
+    private final ByteBuffer chunkBuffer;
     private long chunkStart;
     private int pos;
     private int limit;
@@ -38,6 +38,12 @@ final class LineReader {
     }
 
     LineReader(FileChannel channel, long start, int maxLine) throws IOException {
+        this(channel, start, maxLine, CHUNK);
+    }
+
+    LineReader(FileChannel channel, long start, int maxLine, int chunkSize) throws IOException {
+        this.chunk = new byte[chunkSize];
+        this.chunkBuffer = ByteBuffer.wrap(chunk);
         this.channel = channel;
         this.maxLine = maxLine;
         this.chunkStart = start;

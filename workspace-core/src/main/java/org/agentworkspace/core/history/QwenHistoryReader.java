@@ -107,6 +107,11 @@ final class QwenHistoryReader extends JsonlHistoryReader {
     }
 
     @Override
+    public SessionSummary peek(SessionFile file) throws IOException {
+        return isLegacy(file) ? legacy.peek(file) : super.peek(file);
+    }
+
+    @Override
     public MessagePage messages(SessionFile file, int limit, int offset) throws IOException {
         return isLegacy(file) ? legacy.messages(file, limit, offset) : super.messages(file, limit, offset);
     }

@@ -11,9 +11,33 @@ public enum Dialect {
         this.identityColumn = identityColumn;
     }
 
-    /** Expands the migration placeholders ({@code ${ID}}: an auto-incrementing primary key). */
+    /**
+     * Expands the migration placeholders ({@code ${ID}}: an auto-incrementing primary key) and keeps only this
+     * dialect's blocks: lines after {@code -- @sqlite} or {@code -- @postgresql} belong to that dialect until
+     * {@code -- @all}.
+     */
     String expand(String sql) {
-        return sql.replace("${ID}", identityColumn);
+        StringBuilder out = new StringBuilder();
+        String only = null;
+        for (String line : sql.split("\n", -1)) {
+            String t = line.strip();
+            if (t.equals("-- @sqlite")) {
+                only = "sqlite";
+                continue;
+            }
+            if (t.equals("-- @postgresql")) {
+                only = "postgresql";
+                continue;
+            }
+            if (t.equals("-- @all")) {
+                only = null;
+                continue;
+            }
+            if (only == null || only.equals(name().toLowerCase(java.util.Locale.ROOT))) {
+                out.append(line).append('\n');
+            }
+        }
+        return out.toString().replace("${ID}", identityColumn);
     }
 
     static Dialect of(String jdbcUrl) {

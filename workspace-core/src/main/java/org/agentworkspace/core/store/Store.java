@@ -46,7 +46,7 @@ public final class Store implements AutoCloseable {
      * one: add a new file.
      */
     private static final List<String> MIGRATIONS = List.of(
-            "V001__accounts.sql", "V002__projects.sql", "V003__runs.sql", "V005__provider_credentials.sql");
+            "V001__accounts.sql", "V002__projects.sql", "V003__runs.sql", "V004__history_index.sql", "V005__provider_credentials.sql");
     private static final Pattern MIGRATION_NAME = Pattern.compile("V(\\d{3,})__[a-z0-9_]+\\.sql");
     private static final long PG_MIGRATION_LOCK = 0x4157_5350L;
 

@@ -63,6 +63,109 @@ public final class Views {
         return m;
     }
 
+    /**
+     * {@code Project} of the unified list: a history project, a registered one, or both merged; {@code sessions}
+     * holds the newest few ({@code sessionCount} counts all).
+     */
+    public static Map<String, Object> project(org.agentworkspace.core.index.IndexedProject p) {
+        Map<String, Object> m = new LinkedHashMap<>();
+        m.put("name", p.name());
+        m.put("displayName", p.displayName());
+        m.put("path", p.path());
+        m.put("fullPath", p.path());
+        m.put("sessions", p.sessions().stream().map(Views::session).toList());
+        m.put("sessionCount", p.sessionCount());
+        m.put("lastActivity", p.lastActivity() == null ? null : p.lastActivity().toString());
+        m.put("registered", p.registered());
+        return m;
+    }
+
+    /** {@code SessionMeta}. */
+    public static Map<String, Object> session(org.agentworkspace.core.index.IndexedSession s) {
+        Map<String, Object> m = new LinkedHashMap<>();
+        m.put("id", s.sessionId());
+        m.put("title", s.title());
+        m.put("provider", s.provider());
+        m.put("lastActivity", s.lastActivity().toString());
+        m.put("createdAt", s.createdAt().toString());
+        m.put("messageCount", s.messageCount());
+        m.put("projectName", s.projectName());
+        return m;
+    }
+
+    /** {@code SessionMessage}: the provider-neutral {@code HistoryMessage} fields. */
+    public static Map<String, Object> message(org.agentworkspace.api.history.HistoryMessage h) {
+        Map<String, Object> m = new LinkedHashMap<>();
+        m.put("id", h.id());
+        m.put("role", h.role());
+        m.put("kind", h.kind());
+        m.put("text", h.text());
+        m.put("toolName", h.toolName());
+        m.put("toolCallId", h.toolCallId());
+        m.put("toolInputJson", h.toolInputJson());
+        m.put("toolOutput", h.toolOutput());
+        m.put("toolError", h.toolError());
+        m.put("timestamp", h.timestamp() == null ? null : h.timestamp().toString());
+        if (h.usage() == null) {
+            m.put("usage", null);
+        } else {
+            Map<String, Object> u = new LinkedHashMap<>();
+            u.put("inputTokens", h.usage().inputTokens());
+            u.put("outputTokens", h.usage().outputTokens());
+            u.put("cacheReadTokens", h.usage().cacheReadTokens());
+            u.put("cacheWriteTokens", h.usage().cacheWriteTokens());
+            m.put("usage", u);
+        }
+        return m;
+    }
+
+    /** {@code SessionMessagesPage}. */
+    public static Map<String, Object> messagePage(org.agentworkspace.api.history.MessagePage page) {
+        Map<String, Object> m = new LinkedHashMap<>();
+        m.put("messages", page.messages().stream().map(Views::message).toList());
+        m.put("total", page.total());
+        m.put("hasMore", page.hasMore());
+        m.put("offset", page.offset());
+        m.put("limit", page.limit());
+        return m;
+    }
+
+    /** {@code SearchResults}. */
+    public static Map<String, Object> searchResults(org.agentworkspace.core.index.SearchResults r) {
+        Map<String, Object> m = new LinkedHashMap<>();
+        m.put("results", r.results().stream().map(h -> {
+            Map<String, Object> x = new LinkedHashMap<>();
+            x.put("provider", h.provider());
+            x.put("sessionId", h.sessionId());
+            x.put("projectName", h.projectName());
+            x.put("sessionTitle", h.sessionTitle());
+            x.put("title", h.sessionTitle());
+            x.put("messageId", h.messageId());
+            x.put("role", h.role());
+            x.put("timestamp", h.timestamp() == null ? null : h.timestamp().toString());
+            x.put("snippet", h.snippet());
+            x.put("score", h.score());
+            return x;
+        }).toList());
+        m.put("total", r.total());
+        return m;
+    }
+
+    /** {@code HistoryIndexStatus}. */
+    public static Map<String, Object> indexStatus(org.agentworkspace.core.index.IndexStatus s) {
+        Map<String, Object> m = new LinkedHashMap<>();
+        m.put("state", s.state());
+        m.put("sessions", s.sessions());
+        m.put("sessionsIndexed", s.sessionsIndexed());
+        m.put("messages", s.messages());
+        m.put("filesPending", s.filesPending());
+        m.put("corruptLines", s.corruptLines());
+        m.put("startedAt", s.startedAt().toString());
+        m.put("listedAt", s.listedAt() == null ? null : s.listedAt().toString());
+        m.put("readyAt", s.readyAt() == null ? null : s.readyAt().toString());
+        return m;
+    }
+
     /** {@code file} or {@code directory}. */
     public static String type(EntryType t) {
         return t.name().toLowerCase(Locale.ROOT);

@@ -1,0 +1,1369 @@
+package org.agentworkspace.core.index;
+
+import java.io.IOException;
+import java.lang.System.Logger.Level;
+import java.nio.file.Files;
+import java.nio.file.LinkOption;
+import java.nio.file.Path;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.Comparator;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.Executors;
+import java.util.concurrent.LinkedBlockingDeque;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+import org.agentworkspace.api.WorkspaceException;
+import org.agentworkspace.api.history.HistoryMessage;
+import org.agentworkspace.api.history.HistoryProviders;
+import org.agentworkspace.api.history.MessagePage;
+import org.agentworkspace.api.history.SessionSummary;
+import org.agentworkspace.api.history.Usage;
+import org.agentworkspace.core.history.HistoryReader;
+import org.agentworkspace.core.history.HistoryReaders;
+import org.agentworkspace.core.history.HistorySink;
+import org.agentworkspace.core.history.ReadResult;
+import org.agentworkspace.core.history.SessionFacts;
+import org.agentworkspace.core.history.SessionFile;
+import org.agentworkspace.core.projects.ProjectErrorCodes;
+import org.agentworkspace.core.projects.ProjectRegistry;
+import org.agentworkspace.core.projects.RegisteredProject;
+import org.agentworkspace.core.store.Dialect;
+import org.agentworkspace.core.store.Store;
+import org.jdbi.v3.core.Handle;
+import org.jdbi.v3.core.statement.PreparedBatch;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+
+/**
+ * The conversation history index (see docs/history.md, "The index").
+ *
+ * <p>Phase 1 (listing) discovers every provider's sessions under the history homes; a session whose file size and
+ * mtime match its stored row costs nothing, a new one is peeked at (head of the file only) and written in large
+ * batches. Phase 2 (indexing, at most {@link #WORKERS} threads) reads each new or changed session from its stored
+ * offset, upserts its messages (full text follows through triggers or a generated column) and its exact facts in
+ * transactions of a few thousand rows. A {@link HistoryWatcher} (JDK WatchService, 100 ms debounce) and a periodic
+ * size/mtime sweep keep the index current. Routes read only the store.
+ */
+public final class HistoryIndex implements AutoCloseable {
+    private static final System.Logger LOG = System.getLogger(HistoryIndex.class.getName());
+    /** Reader threads of phase 2. */
+    public static final int WORKERS = 2;
+    /** Sessions shown inline in each project of the project list. */
+    public static final int LIST_SESSIONS = 10;
+    /** Pending sessions above which a ready index reports {@code indexing} again. */
+    public static final int BACKLOG_INDEXING = 100;
+    /** Search totals are counted up to this many matches. */
+    public static final int MAX_TOTAL = 10_000;
+    /** Matches ranked per search (the newest ones). */
+    static final int RANK_CANDIDATES = 2_000;
+    static final int MAX_QUERY = 500;
+    private static final int FLUSH_ROWS = 2_000;
+    private static final long FLUSH_CHARS = 8L * 1024 * 1024;
+    private static final int FLUSH_SESSIONS = 200;
+    private static final int INSERT_BATCH = 1_000;
+    private static final int MAX_TITLE = 200;
+    private static final Set<String> FILE_PROVIDERS = Set.of(HistoryProviders.CLAUDE, HistoryProviders.CODEX,
+            HistoryProviders.GEMINI, HistoryProviders.QWEN);
+    private static final ObjectMapper JSON = new ObjectMapper();
+    private static final Pattern WORD = Pattern.compile("[\\p{L}\\p{N}_]+");
+
+    private final Store store;
+    private final ProjectRegistry registry;
+    private final List<Path> homes;
+    private final Clock clock;
+    private final HistoryReaders readers;
+    private final Duration sweepInterval;
+
+    /** provider + '\n' + sessionId → what the store holds about the session's file. */
+    private final Map<String, Known> known = new ConcurrentHashMap<>();
+    private final Map<String, String> projectNames = new ConcurrentHashMap<>();
+    private final LinkedBlockingDeque<Long> queue = new LinkedBlockingDeque<>();
+    private final Map<Long, SessionFile> pending = new ConcurrentHashMap<>();
+    private final Set<Long> running = ConcurrentHashMap.newKeySet();
+    private final Set<Long> urgent = ConcurrentHashMap.newKeySet();
+    private final AtomicLong corruptLines = new AtomicLong();
+    private final AtomicLong version = new AtomicLong();
+    private final Object listLock = new Object();
+    private volatile Cached cached;
+
+    private final Instant startedAt;
+    private volatile Instant listedAt;
+    private volatile Instant readyAt;
+    private volatile boolean closed;
+    private final List<Thread> threads = new ArrayList<>();
+    private ScheduledExecutorService scheduler;
+    private HistoryWatcher watcher;
+
+    record Known(long key, String provider, String sessionId, Path home, String path, long size, long mtime,
+            long offset, long messages) {
+        Known with(long newSize, long newMtime, long newOffset, long newMessages) {
+            return new Known(key, provider, sessionId, home, path, newSize, newMtime, newOffset, newMessages);
+        }
+    }
+
+    private record Cached(long version, List<IndexedProject> history) {
+    }
+
+    private HistoryIndex(Store store, ProjectRegistry registry, List<Path> homes, Clock clock,
+            Duration sweepInterval) {
+        this.store = store;
+        this.registry = registry;
+        this.homes = homes.stream().map(h -> h.toAbsolutePath().normalize()).distinct().toList();
+        this.clock = clock;
+        this.sweepInterval = sweepInterval;
+        this.readers = HistoryReaders.create(this::knownProjectPaths);
+        this.startedAt = clock.instant();
+    }
+
+    /**
+     * The index of the histories under {@code homes} (users' home directories), not started.
+     *
+     * @param sweepInterval how often every history directory is listed again as a backstop to the watcher
+     */
+    public static HistoryIndex create(Store store, ProjectRegistry registry, List<Path> homes, Clock clock,
+            Duration sweepInterval) {
+        return new HistoryIndex(store, registry, List.copyOf(homes), clock, sweepInterval);
+    }
+
+    /** The homes whose histories are indexed. */
+    public List<Path> homes() {
+        return homes;
+    }
+
+    /** Starts phase 1 in the background (then phase 2, the watcher and the sweep). Returns at once. */
+    public synchronized void start() {
+        if (!threads.isEmpty() || closed) {
+            return;
+        }
+        Thread lister = Thread.ofPlatform().daemon().name("history-index-list").unstarted(this::listPhase);
+        threads.add(lister);
+        lister.start();
+    }
+
+    // ------------------------------------------------------------------ phase 1
+
+    private void listPhase() {
+        try {
+            loadKnown();
+            List<SessionFile> toRead = new ArrayList<>();
+            Set<String> seen = new HashSet<>();
+            for (Path home : homes) {
+                for (HistoryReader reader : readers.all()) {
+                    List<SessionFile> files;
+                    try {
+                        files = reader.discover(home);
+                    } catch (IOException | RuntimeException e) {
+                        LOG.log(Level.WARNING, "cannot list {0} history under {1}: {2}", reader.provider(), home,
+                                e.toString());
+                        continue;
+                    }
+                    List<SessionFile> fresh = new ArrayList<>();
+                    for (SessionFile f : files) {
+                        String k = key(f.provider(), f.sessionId());
+                        if (!seen.add(k)) {
+                            continue;
+                        }
+                        Known kn = known.get(k);
+                        if (kn == null) {
+                            fresh.add(f);
+                        } else if (needsRead(kn, f)) {
+                            toRead.add(f);
+                        }
+                    }
+                    for (int i = 0; i < fresh.size(); i += INSERT_BATCH) {
+                        List<SessionFile> chunk = fresh.subList(i, Math.min(fresh.size(), i + INSERT_BATCH));
+                        List<Peeked> peeked = chunk.parallelStream().map(this::peek).toList();
+                        insertSessions(peeked);
+                        toRead.addAll(chunk);
+                    }
+                }
+            }
+            removeVanished(seen);
+            listedAt = clock.instant();
+            version.incrementAndGet();
+            LOG.log(Level.INFO, "history listed: {0} sessions, {1} to read", known.size(), toRead.size());
+            toRead.sort(Comparator.comparing(SessionFile::modified).reversed());
+            for (SessionFile f : toRead) {
+                Known kn = known.get(key(f.provider(), f.sessionId()));
+                if (kn != null) {
+                    enqueue(kn.key(), f, false);
+                }
+            }
+            startBackground();
+        } catch (RuntimeException e) {
+            LOG.log(Level.ERROR, "history index listing failed", e);
+            listedAt = clock.instant();
+        }
+    }
+
+    private synchronized void startBackground() {
+        if (closed) {
+            return;
+        }
+        for (int i = 0; i < WORKERS; i++) {
+            Thread t = Thread.ofPlatform().daemon().name("history-index-read-" + i).unstarted(this::workLoop);
+            threads.add(t);
+            t.start();
+        }
+        scheduler = Executors.newSingleThreadScheduledExecutor(r -> Thread.ofPlatform().daemon()
+                .name("history-index-sweep").unstarted(r));
+        try {
+            watcher = HistoryWatcher.start(this, homes);
+        } catch (IOException | RuntimeException e) {
+            LOG.log(Level.WARNING, "history watcher unavailable, relying on the sweep: {0}", e.toString());
+        }
+        long ms = sweepInterval.toMillis();
+        scheduler.scheduleWithFixedDelay(this::sweep, ms, ms, TimeUnit.MILLISECONDS);
+    }
+
+    private void loadKnown() {
+        store.read(h -> {
+            h.createQuery("SELECT id, provider, session_id, home, path, size, mtime, read_offset, message_count, "
+                    + "corrupt_lines, project_path, project_name FROM history_sessions").map((rs, ctx) -> {
+                        Known k = new Known(rs.getLong("id"), rs.getString("provider"), rs.getString("session_id"),
+                                Path.of(rs.getString("home")), rs.getString("path"), rs.getLong("size"),
+                                rs.getLong("mtime"), rs.getLong("read_offset"), rs.getLong("message_count"));
+                        known.put(key(k.provider(), k.sessionId()), k);
+                        corruptLines.addAndGet(rs.getLong("corrupt_lines"));
+                        String pp = rs.getString("project_path");
+                        String pn = rs.getString("project_name");
+                        if (pp != null && pn != null) {
+                            projectNames.putIfAbsent(pp, pn);
+                        }
+                        return 0;
+                    }).forEach(x -> {
+                    });
+            return null;
+        });
+    }
+
+    private static boolean needsRead(Known kn, SessionFile f) {
+        return kn.offset() < 0 || kn.size() != f.size() || kn.mtime() != f.modified().toEpochMilli();
+    }
+
+    private record Peeked(SessionFile file, SessionSummary summary) {
+    }
+
+    private Peeked peek(SessionFile f) {
+        SessionSummary s;
+        try {
+            s = readers.get(f.provider()).peek(f);
+        } catch (IOException | RuntimeException e) {
+            LOG.log(Level.DEBUG, "cannot peek at {0}: {1}", f.path(), e.toString());
+            s = new SessionSummary(f.provider(), f.sessionId(), null, null, null, f.modified(), f.modified(), null,
+                    false, null, List.of(f.path().toString()));
+        }
+        return new Peeked(f, s);
+    }
+
+    private void insertSessions(List<Peeked> rows) {
+        if (rows.isEmpty()) {
+            return;
+        }
+        List<Known> added = store.write(h -> {
+            PreparedBatch b = h.prepareBatch("INSERT INTO history_sessions (provider, session_id, home, path, size, "
+                    + "mtime, read_offset, corrupt_lines, project_path, project_name, title, title_rank, "
+                    + "first_prompt, created_at, last_activity, message_count, subagent, usage_json) VALUES "
+                    + "(:provider, :sid, :home, :path, :size, :mtime, -1, 0, :pp, :pn, :title, 0, :fp, :created, "
+                    + ":last, 0, :sub, NULL) ON CONFLICT (provider, session_id) DO NOTHING");
+            for (Peeked p : rows) {
+                SessionFile f = p.file();
+                SessionSummary s = p.summary();
+                b.bind("provider", f.provider()).bind("sid", f.sessionId()).bind("home", f.home().toString())
+                        .bind("path", f.path().toString()).bind("size", f.size())
+                        .bind("mtime", f.modified().toEpochMilli()).bind("pp", clean(s.projectPath()))
+                        .bind("pn", projectName(s.projectPath())).bind("title", clean(s.title()))
+                        .bind("fp", clip(s.firstPrompt(), 4000))
+                        .bind("created", s.createdAt() == null ? f.modified().toEpochMilli()
+                                : s.createdAt().toEpochMilli())
+                        .bind("last", f.modified().toEpochMilli()).bind("sub", s.subagent() ? 1 : 0).add();
+            }
+            b.execute();
+            List<Known> out = new ArrayList<>();
+            for (Peeked p : rows) {
+                SessionFile f = p.file();
+                h.createQuery("SELECT id, size, mtime, read_offset, path FROM history_sessions WHERE provider = :p "
+                        + "AND session_id = :s").bind("p", f.provider()).bind("s", f.sessionId())
+                        .map((rs, ctx) -> new Known(rs.getLong("id"), f.provider(), f.sessionId(), f.home(),
+                                rs.getString("path"), rs.getLong("size"), rs.getLong("mtime"),
+                                rs.getLong("read_offset"), 0))
+                        .findOne().ifPresent(out::add);
+            }
+            return out;
+        });
+        for (Known k : added) {
+            known.put(key(k.provider(), k.sessionId()), k);
+        }
+        version.incrementAndGet();
+    }
+
+    private void removeVanished(Set<String> seen) {
+        List<Known> gone = new ArrayList<>();
+        for (Map.Entry<String, Known> e : known.entrySet()) {
+            if (!seen.contains(e.getKey()) && homes.contains(e.getValue().home())) {
+                gone.add(e.getValue());
+            }
+        }
+        removeSessions(gone);
+    }
+
+    private void removeSessions(List<Known> gone) {
+        if (gone.isEmpty()) {
+            return;
+        }
+        store.write(h -> {
+            for (Known k : gone) {
+                h.createUpdate("DELETE FROM history_messages WHERE session_key = :k").bind("k", k.key()).execute();
+                h.createUpdate("DELETE FROM history_sessions WHERE id = :k").bind("k", k.key()).execute();
+            }
+            return null;
+        });
+        for (Known k : gone) {
+            known.remove(key(k.provider(), k.sessionId()));
+            pending.remove(k.key());
+        }
+        version.incrementAndGet();
+    }
+
+    // ------------------------------------------------------------------ keeping current
+
+    /** A file changed on disk (watcher or sweep): learn about it and schedule a read. */
+    void fileChanged(SessionFile f, boolean priority) {
+        Known kn = known.get(key(f.provider(), f.sessionId()));
+        if (kn == null) {
+            insertSessions(List.of(peek(f)));
+            kn = known.get(key(f.provider(), f.sessionId()));
+            if (kn == null) {
+                return;
+            }
+        } else if (!needsRead(kn, f)) {
+            return;
+        }
+        enqueue(kn.key(), f, priority);
+    }
+
+    /** A path the watcher reported: the session file it belongs to, if any, is checked. */
+    void pathChanged(Path home, Path path) {
+        String p = path.toString();
+        try {
+            if (p.contains("/.local/share/opencode/")) {
+                rescan(home, readers.get(HistoryProviders.OPENCODE));
+                return;
+            }
+            Path file = path;
+            if (p.contains("/.cursor/chats/")) {
+                file = path.resolveSibling("store.db");
+            }
+            for (HistoryReader r : readers.all()) {
+                Optional<SessionFile> f;
+                try {
+                    f = r.describe(home, file);
+                } catch (java.nio.file.NoSuchFileException e) {
+                    f = Optional.empty();
+                }
+                if (f.isPresent()) {
+                    fileChanged(f.get(), true);
+                    return;
+                }
+            }
+            if (!Files.exists(file, LinkOption.NOFOLLOW_LINKS)) {
+                String gone = file.toString();
+                removeSessions(known.values().stream().filter(k -> k.path().equals(gone)
+                        && FILE_PROVIDERS.contains(k.provider())).toList());
+            }
+        } catch (IOException | RuntimeException e) {
+            LOG.log(Level.DEBUG, "cannot check changed history path {0}: {1}", path, e.toString());
+        }
+    }
+
+    private void rescan(Path home, HistoryReader reader) throws IOException {
+        List<SessionFile> files = reader.discover(home);
+        Set<String> seen = new HashSet<>();
+        for (SessionFile f : files) {
+            seen.add(key(f.provider(), f.sessionId()));
+            fileChanged(f, true);
+        }
+        removeSessions(known.entrySet().stream().filter(e -> e.getValue().provider().equals(reader.provider())
+                && e.getValue().home().equals(home) && !seen.contains(e.getKey())).map(Map.Entry::getValue)
+                .toList());
+    }
+
+    /** Lists every history directory again and reads what changed (a backstop to the watcher). */
+    void sweep() {
+        if (closed) {
+            return;
+        }
+        try {
+            Set<String> seen = new HashSet<>();
+            for (Path home : homes) {
+                for (HistoryReader reader : readers.all()) {
+                    try {
+                        for (SessionFile f : reader.discover(home)) {
+                            seen.add(key(f.provider(), f.sessionId()));
+                            fileChanged(f, false);
+                        }
+                    } catch (IOException | RuntimeException e) {
+                        LOG.log(Level.DEBUG, "sweep of {0} failed: {1}", reader.provider(), e.toString());
+                        // a provider we could not list keeps its sessions
+                        known.forEach((k, v) -> {
+                            if (v.provider().equals(reader.provider())) {
+                                seen.add(k);
+                            }
+                        });
+                    }
+                }
+            }
+            removeVanished(seen);
+            if (watcher != null) {
+                watcher.registerMissingRoots();
+            }
+        } catch (RuntimeException e) {
+            LOG.log(Level.WARNING, "history sweep failed", e);
+        }
+    }
+
+    private void enqueue(long key, SessionFile f, boolean priority) {
+        boolean fresh = pending.put(key, f) == null;
+        if (priority) {
+            urgent.add(key);
+            queue.addFirst(key);
+        } else if (fresh) {
+            queue.addLast(key);
+        }
+    }
+
+    // ------------------------------------------------------------------ phase 2
+
+    private void workLoop() {
+        Batch batch = new Batch();
+        while (!closed) {
+            Long key;
+            try {
+                key = queue.pollFirst(100, TimeUnit.MILLISECONDS);
+            } catch (InterruptedException e) {
+                break;
+            }
+            try {
+                if (key == null) {
+                    flush(batch);
+                    checkReady();
+                    continue;
+                }
+                SessionFile f = pending.remove(key);
+                if (f == null) {
+                    continue;
+                }
+                if (!running.add(key)) {
+                    // another worker still holds this session (its batch is not written yet)
+                    if (pending.putIfAbsent(key, f) == null) {
+                        queue.addLast(key);
+                    }
+                    flush(batch);
+                    Thread.sleep(5);
+                    continue;
+                }
+                batch.keys.add(key);
+                if (!readSession(key, f, batch)) {
+                    batch.keys.remove(key);
+                    running.remove(key);
+                }
+                boolean now = urgent.remove(key) || readyAt != null;
+                if (now || batch.full() || queue.isEmpty()) {
+                    flush(batch);
+                }
+            } catch (InterruptedException e) {
+                break;
+            } catch (RuntimeException e) {
+                LOG.log(Level.WARNING, "history index read failed", e);
+                batch.ops.clear();
+                batch.rows = 0;
+                batch.chars = 0;
+                running.removeAll(batch.keys);
+                batch.keys.clear();
+            }
+        }
+    }
+
+    private void checkReady() {
+        if (readyAt == null && listedAt != null && pending.isEmpty() && running.isEmpty()) {
+            readyAt = clock.instant();
+            LOG.log(Level.INFO, "history index ready: {0} sessions", known.size());
+        }
+    }
+
+    /** Reads the session into the batch; false when the index no longer knows it. */
+    private boolean readSession(long key, SessionFile f, Batch batch) {
+        Known kn = known.get(key(f.provider(), f.sessionId()));
+        if (kn == null || kn.key() != key) {
+            return false;
+        }
+        HistoryReader reader = readers.get(f.provider());
+        long offset = kn.offset();
+        boolean rewrite = offset > 0 && FILE_PROVIDERS.contains(f.provider()) && f.size() < offset;
+        long from = offset < 0 || rewrite ? 0 : offset;
+        if (from == 0 && offset >= 0) {
+            batch.ops.add(new DropMessages(key));
+        }
+        SessionFacts base = from > 0 ? loadFacts(key, f.provider()) : null;
+        long[] position = {from > 0 ? nextPosition(key) : 0};
+        HistorySink sink = new HistorySink() {
+            @Override
+            public void accept(HistoryMessage m) {
+                batch.add(new InsertMessage(key, position[0]++, m));
+                if (batch.full()) {
+                    flush(batch);
+                }
+            }
+
+            @Override
+            public void reset() {
+                batch.ops.add(new DropMessages(key));
+            }
+        };
+        ReadResult r;
+        try {
+            r = reader.readFrom(f, from, sink);
+        } catch (IOException | RuntimeException e) {
+            LOG.log(Level.DEBUG, "cannot read {0}: {1}", f.path(), e.toString());
+            batch.ops.add(new Done(key, f, offset, null, 0, false));
+            return true;
+        }
+        SessionFacts facts = base == null ? r.facts() : base.merge(r.facts());
+        batch.ops.add(new Done(key, f, r.nextOffset(), facts, r.corruptLines(), from == 0));
+        return true;
+    }
+
+    private SessionFacts loadFacts(long key, String provider) {
+        return store.read(h -> h.createQuery("SELECT * FROM history_sessions WHERE id = :k").bind("k", key)
+                .map((rs, ctx) -> new SessionFacts(rs.getString("session_id"), rs.getString("project_path"),
+                        rs.getString("title"), rs.getInt("title_rank"), rs.getString("first_prompt"),
+                        Instant.ofEpochMilli(rs.getLong("created_at")), Instant.ofEpochMilli(rs.getLong("last_activity")),
+                        rs.getLong("message_count"), rs.getInt("subagent") != 0, usage(rs.getString("usage_json")),
+                        HistoryProviders.CODEX.equals(provider), false))
+                .findOne().orElse(SessionFacts.EMPTY));
+    }
+
+    private long nextPosition(long key) {
+        return store.read(h -> h.createQuery("SELECT COALESCE(MAX(position) + 1, 0) FROM history_messages "
+                + "WHERE session_key = :k").bind("k", key).mapTo(Long.class).one());
+    }
+
+    private sealed interface Op permits InsertMessage, DropMessages, Done {
+    }
+
+    private record InsertMessage(long key, long position, HistoryMessage m) implements Op {
+    }
+
+    private record DropMessages(long key) implements Op {
+    }
+
+    private record Done(long key, SessionFile file, long offset, SessionFacts facts, long corrupt, boolean fromStart)
+            implements Op {
+    }
+
+    private static final class Batch {
+        final List<Op> ops = new ArrayList<>();
+        final List<Long> keys = new ArrayList<>();
+        int rows;
+        long chars;
+        int sessions;
+
+        void add(InsertMessage m) {
+            ops.add(m);
+            rows++;
+            HistoryMessage msg = m.m();
+            chars += msg.text().length() + len(msg.toolOutput()) + len(msg.toolInputJson());
+        }
+
+        boolean full() {
+            return rows >= FLUSH_ROWS || chars >= FLUSH_CHARS || keys.size() >= FLUSH_SESSIONS;
+        }
+
+        private static int len(String s) {
+            return s == null ? 0 : s.length();
+        }
+    }
+
+    private static final String UPSERT = "INSERT INTO history_messages (session_key, position, msg_id, role, kind, "
+            + "text, tool_name, tool_call_id, tool_input, tool_output, tool_error, ts, usage_json) VALUES (:k, :pos, "
+            + ":id, :role, :kind, :text, :tn, :tc, :ti, :to, :te, :ts, :u) ON CONFLICT (session_key, msg_id) DO "
+            + "UPDATE SET role = excluded.role, kind = excluded.kind, text = excluded.text, tool_name = "
+            + "excluded.tool_name, tool_call_id = excluded.tool_call_id, tool_input = excluded.tool_input, "
+            + "tool_output = excluded.tool_output, tool_error = excluded.tool_error, ts = excluded.ts, "
+            + "usage_json = excluded.usage_json";
+
+    private void flush(Batch batch) {
+        if (batch.ops.isEmpty()) {
+            return;
+        }
+        List<Op> ops = new ArrayList<>(batch.ops);
+        List<Long> done = new ArrayList<>();
+        for (Op op : ops) {
+            if (op instanceof Done d) {
+                done.add(d.key());
+            }
+        }
+        batch.ops.clear();
+        batch.rows = 0;
+        batch.chars = 0;
+        List<Known> updated = new ArrayList<>();
+        long[] corruptAdded = {0};
+        store.write(h -> {
+            PreparedBatch insert = null;
+            for (Op op : ops) {
+                if (op instanceof InsertMessage im) {
+                    if (insert == null) {
+                        insert = h.prepareBatch(UPSERT);
+                    }
+                    bindMessage(insert, im);
+                    continue;
+                }
+                if (insert != null) {
+                    insert.execute();
+                    insert = null;
+                }
+                if (op instanceof DropMessages d) {
+                    h.createUpdate("DELETE FROM history_messages WHERE session_key = :k").bind("k", d.key())
+                            .execute();
+                } else if (op instanceof Done d) {
+                    Known k = writeDone(h, d);
+                    if (k != null) {
+                        updated.add(k);
+                        corruptAdded[0] += d.corrupt();
+                    }
+                }
+            }
+            if (insert != null) {
+                insert.execute();
+            }
+            return null;
+        });
+        for (Known k : updated) {
+            known.computeIfPresent(key(k.provider(), k.sessionId()), (x, old) -> old.key() == k.key() ? k : old);
+        }
+        corruptLines.addAndGet(corruptAdded[0]);
+        version.incrementAndGet();
+        running.removeAll(done);
+        batch.keys.removeAll(done);
+    }
+
+    private static void bindMessage(PreparedBatch b, InsertMessage im) {
+        HistoryMessage m = im.m();
+        b.bind("k", im.key()).bind("pos", im.position()).bind("id", clean(m.id())).bind("role", m.role())
+                .bind("kind", m.kind()).bind("text", clean(m.text())).bind("tn", clean(m.toolName()))
+                .bind("tc", clean(m.toolCallId())).bind("ti", clean(m.toolInputJson()))
+                .bind("to", clean(m.toolOutput())).bind("te", m.toolError() ? 1 : 0)
+                .bind("ts", m.timestamp() == null ? null : m.timestamp().toEpochMilli())
+                .bind("u", usageJson(m.usage())).add();
+    }
+
+    private Known writeDone(Handle h, Done d) {
+        SessionFile f = d.file();
+        Optional<Known> cur = Optional.ofNullable(known.get(key(f.provider(), f.sessionId())))
+                .filter(k -> k.key() == d.key());
+        if (cur.isEmpty()) {
+            return null;
+        }
+        long count = h.createQuery("SELECT COUNT(*) FROM history_messages WHERE session_key = :k")
+                .bind("k", d.key()).mapTo(Long.class).one();
+        if (d.facts() == null) {
+            // unreadable now: remember the file state so it is not retried until it changes
+            h.createUpdate("UPDATE history_sessions SET size = :size, mtime = :mtime WHERE id = :k")
+                    .bind("size", f.size()).bind("mtime", f.modified().toEpochMilli()).bind("k", d.key()).execute();
+            return cur.get().with(f.size(), f.modified().toEpochMilli(), cur.get().offset(), count);
+        }
+        SessionFacts facts = d.facts();
+        Instant last = facts.lastActivity() != null ? facts.lastActivity() : f.modified();
+        Instant first = facts.firstActivity() != null ? facts.firstActivity() : last;
+        h.createUpdate("UPDATE history_sessions SET size = :size, mtime = :mtime, read_offset = :off, corrupt_lines = "
+                        + (d.fromStart() ? ":c" : "corrupt_lines + :c") + ", project_path = :pp, project_name = :pn, "
+                        + "title = :title, title_rank = :rank, first_prompt = :fp, created_at = :created, "
+                        + "last_activity = :last, message_count = :n, subagent = :sub, usage_json = :u WHERE id = :k")
+                .bind("size", f.size()).bind("mtime", f.modified().toEpochMilli()).bind("off", d.offset())
+                .bind("c", d.corrupt()).bind("pp", clean(facts.projectPath()))
+                .bind("pn", projectName(facts.projectPath())).bind("title", clean(facts.title()))
+                .bind("rank", facts.titleRank()).bind("fp", clip(facts.firstPrompt(), 4000))
+                .bind("created", first.toEpochMilli()).bind("last", last.toEpochMilli()).bind("n", count)
+                .bind("sub", facts.subagent() ? 1 : 0).bind("u", usageJson(facts.usage())).bind("k", d.key())
+                .execute();
+        return cur.get().with(f.size(), f.modified().toEpochMilli(), d.offset(), count);
+    }
+
+    // ------------------------------------------------------------------ status
+
+    /** Progress of the index. */
+    public IndexStatus status() {
+        int sessions = 0;
+        int indexed = 0;
+        long messages = 0;
+        for (Known k : known.values()) {
+            sessions++;
+            if (k.offset() >= 0) {
+                indexed++;
+            }
+            messages += k.messages();
+        }
+        int filesPending = pending.size() + running.size();
+        String state;
+        if (listedAt == null) {
+            state = "listing";
+        } else if (readyAt == null || filesPending > BACKLOG_INDEXING) {
+            state = "indexing";
+        } else {
+            state = "ready";
+        }
+        return new IndexStatus(state, sessions, indexed, messages, filesPending, corruptLines.get(), startedAt,
+                listedAt, readyAt);
+    }
+
+    /** Waits until phase 1 finished; true when it did within {@code timeout}. */
+    public boolean awaitListed(Duration timeout) throws InterruptedException {
+        return await(() -> listedAt != null, timeout);
+    }
+
+    /** Waits until the index is ready and nothing is pending; true when it was within {@code timeout}. */
+    public boolean awaitIdle(Duration timeout) throws InterruptedException {
+        return await(() -> readyAt != null && pending.isEmpty() && running.isEmpty(), timeout);
+    }
+
+    private static boolean await(java.util.function.BooleanSupplier condition, Duration timeout)
+            throws InterruptedException {
+        long end = System.nanoTime() + timeout.toNanos();
+        while (!condition.getAsBoolean()) {
+            if (System.nanoTime() > end) {
+                return false;
+            }
+            Thread.sleep(10);
+        }
+        return true;
+    }
+
+    // ------------------------------------------------------------------ projects
+
+    /**
+     * The unified project list: projects found in the history (hidden ones excluded) merged with the registered
+     * projects by name, most recent activity first (a registered project without sessions by its registration).
+     */
+    public List<IndexedProject> projects() {
+        List<IndexedProject> history = historyProjects();
+        Map<String, IndexedProject> byName = new LinkedHashMap<>();
+        for (IndexedProject p : history) {
+            byName.put(p.name(), p);
+        }
+        for (RegisteredProject r : registry.list()) {
+            IndexedProject h = byName.get(r.name());
+            if (h == null) {
+                byName.put(r.name(), new IndexedProject(r.name(), r.displayName(), r.path(), true, r.createdAt(), 0,
+                        List.of()));
+            } else {
+                byName.put(r.name(), new IndexedProject(r.name(), r.displayName(), r.path(), true,
+                        h.lastActivity(), h.sessionCount(), h.sessions()));
+            }
+        }
+        List<IndexedProject> out = new ArrayList<>(byName.values());
+        out.sort(Comparator.comparing(IndexedProject::lastActivity).reversed().thenComparing(IndexedProject::name));
+        return out;
+    }
+
+    /** The history projects (not hidden), cached until the index changes. */
+    private List<IndexedProject> historyProjects() {
+        long v = version.get();
+        Cached c = cached;
+        if (c != null && c.version() == v) {
+            return c.history();
+        }
+        synchronized (listLock) {
+            c = cached;
+            if (c != null && c.version() == version.get()) {
+                return c.history();
+            }
+            long now = version.get();
+            List<IndexedProject> list = loadHistoryProjects();
+            cached = new Cached(now, list);
+            return list;
+        }
+    }
+
+    private List<IndexedProject> loadHistoryProjects() {
+        return store.read(h -> {
+            Map<String, Object[]> overrides = new HashMap<>();
+            h.createQuery("SELECT project_name, display_name, hidden_before FROM history_project_overrides")
+                    .map((rs, ctx) -> overrides.put(rs.getString(1), new Object[] {rs.getString(2),
+                            rs.getObject(3) == null ? null : rs.getLong(3)})).forEach(x -> {
+                            });
+            Map<String, List<IndexedSession>> top = new HashMap<>();
+            h.createQuery("SELECT * FROM (SELECT s.*, o.title AS custom_title, ROW_NUMBER() OVER (PARTITION BY "
+                    + "s.project_name ORDER BY s.last_activity DESC, s.id DESC) AS rn FROM history_sessions s "
+                    + "LEFT JOIN history_session_overrides o ON o.provider = s.provider AND o.session_id = "
+                    + "s.session_id WHERE s.project_name IS NOT NULL AND s.subagent = 0) t WHERE rn <= "
+                    + LIST_SESSIONS + " ORDER BY last_activity DESC, id DESC")
+                    .map(HistoryIndex::sessionRow)
+                    .forEach(s -> top.computeIfAbsent(s.projectName(), k -> new ArrayList<>()).add(s));
+            List<IndexedProject> out = new ArrayList<>();
+            h.createQuery("SELECT project_name, MIN(project_path) AS path, COUNT(*) AS n, MAX(last_activity) AS last "
+                    + "FROM history_sessions WHERE project_name IS NOT NULL AND subagent = 0 GROUP BY project_name")
+                    .map((rs, ctx) -> {
+                        String name = rs.getString("project_name");
+                        String path = rs.getString("path");
+                        long last = rs.getLong("last");
+                        Object[] o = overrides.get(name);
+                        if (o != null && o[1] != null && last <= (Long) o[1]) {
+                            return null;
+                        }
+                        String display = o != null && o[0] != null ? (String) o[0] : baseName(path);
+                        return new IndexedProject(name, display, path, false, Instant.ofEpochMilli(last),
+                                rs.getInt("n"), List.copyOf(top.getOrDefault(name, List.of())));
+                    }).forEach(p -> {
+                        if (p != null) {
+                            out.add(p);
+                        }
+                    });
+            return Collections.unmodifiableList(out);
+        });
+    }
+
+    /** The project of this name in the unified list (hidden history projects included). */
+    public Optional<IndexedProject> findProject(String name) {
+        if (name == null || name.isEmpty() || name.length() > 200) {
+            return Optional.empty();
+        }
+        for (IndexedProject p : projects()) {
+            if (p.name().equals(name)) {
+                return Optional.of(p);
+            }
+        }
+        boolean inHistory = store.read(h -> h.createQuery("SELECT COUNT(*) FROM history_sessions WHERE "
+                + "project_name = :n").bind("n", name).mapTo(Long.class).one()) > 0;
+        if (inHistory) {
+            return historyProjectsIncludingHidden(name);
+        }
+        return Optional.empty();
+    }
+
+    private Optional<IndexedProject> historyProjectsIncludingHidden(String name) {
+        List<IndexedSession> sessions = sessions(name);
+        if (sessions.isEmpty()) {
+            return Optional.empty();
+        }
+        return Optional.of(new IndexedProject(name, baseName(sessions.getFirst().projectPath()),
+                sessions.getFirst().projectPath(), false, sessions.getFirst().lastActivity(), sessions.size(),
+                sessions.subList(0, Math.min(LIST_SESSIONS, sessions.size()))));
+    }
+
+    /**
+     * Sets the display name of a project: a registered project's through the registry, a history-only project's in
+     * the index's overrides (blank restores the folder name).
+     */
+    public IndexedProject renameProject(String name, String displayName) {
+        if (registry.find(name).isPresent()) {
+            registry.rename(name, displayName);
+            return findProject(name).orElseThrow(() -> projectNotFound(name));
+        }
+        IndexedProject p = findProject(name).orElseThrow(() -> projectNotFound(name));
+        if (displayName == null) {
+            throw WorkspaceException.Validation.of("displayName is required");
+        }
+        String shown = checkText(displayName, "displayName");
+        store.write(h -> upsertProjectOverride(h, name, shown.isEmpty() ? null : shown, false, null));
+        version.incrementAndGet();
+        return findProject(name).orElse(p);
+    }
+
+    /**
+     * Removes a project from the list: deregisters it when registered, and hides its history until a session shows
+     * new activity. Files are never touched.
+     */
+    public void deleteProject(String name) {
+        boolean registered = registry.find(name).isPresent();
+        long last = store.read(h -> h.createQuery("SELECT COALESCE(MAX(last_activity), -1) FROM history_sessions "
+                + "WHERE project_name = :n").bind("n", name).mapTo(Long.class).one());
+        if (!registered && last < 0) {
+            throw projectNotFound(name);
+        }
+        if (registered) {
+            registry.delete(name);
+        }
+        if (last >= 0) {
+            store.write(h -> upsertProjectOverride(h, name, null, true, last));
+            version.incrementAndGet();
+        }
+    }
+
+    /** Shows a hidden history project again (a quick-start of its folder). */
+    public void unhideProject(String name) {
+        store.write(h -> h.createUpdate("UPDATE history_project_overrides SET hidden_before = NULL WHERE "
+                + "project_name = :n").bind("n", name).execute());
+        version.incrementAndGet();
+    }
+
+    private Object upsertProjectOverride(Handle h, String name, String display, boolean hide, Long hiddenBefore) {
+        long now = clock.millis();
+        int n = hide
+                ? h.createUpdate("UPDATE history_project_overrides SET hidden_before = :hb, updated_at = :t WHERE "
+                        + "project_name = :n").bind("hb", hiddenBefore).bind("t", now).bind("n", name).execute()
+                : h.createUpdate("UPDATE history_project_overrides SET display_name = :d, updated_at = :t WHERE "
+                        + "project_name = :n").bind("d", display).bind("t", now).bind("n", name).execute();
+        if (n == 0) {
+            h.createUpdate("INSERT INTO history_project_overrides (project_name, display_name, hidden_before, "
+                    + "updated_at) VALUES (:n, :d, :hb, :t)").bind("n", name).bind("d", display)
+                    .bind("hb", hide ? hiddenBefore : null).bind("t", now).execute();
+        }
+        return null;
+    }
+
+    // ------------------------------------------------------------------ sessions
+
+    /** The sessions of a project (sub-agent sessions excluded), most recent activity first; empty when none. */
+    public List<IndexedSession> sessions(String projectName) {
+        return store.read(h -> h.createQuery("SELECT s.*, o.title AS custom_title FROM history_sessions s LEFT JOIN "
+                + "history_session_overrides o ON o.provider = s.provider AND o.session_id = s.session_id WHERE "
+                + "s.project_name = :p AND s.subagent = 0 ORDER BY s.last_activity DESC, s.id DESC")
+                .bind("p", projectName).map(HistoryIndex::sessionRow).list());
+    }
+
+    /** The sessions of a project, or {@code PROJECT_NOT_FOUND} when the name is neither in history nor registered. */
+    public List<IndexedSession> projectSessions(String projectName) {
+        List<IndexedSession> s = sessions(projectName);
+        if (s.isEmpty() && registry.find(projectName).isEmpty()) {
+            throw projectNotFound(projectName);
+        }
+        return s;
+    }
+
+    private record Row(long key, String provider, String sessionId, Path home, String path, long size, long mtime,
+            long offset, String projectName) {
+    }
+
+    private Row findSession(String projectName, String sessionId, String provider) {
+        if (sessionId == null || sessionId.isEmpty() || sessionId.length() > 300) {
+            throw sessionNotFound();
+        }
+        List<Row> rows = store.read(h -> h.createQuery("SELECT * FROM history_sessions WHERE session_id = :s"
+                        + (provider != null ? " AND provider = :p" : "") + " ORDER BY last_activity DESC")
+                .bind("s", sessionId).bindMap(provider == null ? Map.of() : Map.of("p", provider))
+                .map((rs, ctx) -> new Row(rs.getLong("id"), rs.getString("provider"), rs.getString("session_id"),
+                        Path.of(rs.getString("home")), rs.getString("path"), rs.getLong("size"), rs.getLong("mtime"),
+                        rs.getLong("read_offset"), rs.getString("project_name"))).list());
+        for (Row r : rows) {
+            if (projectName == null || projectName.equals(r.projectName())) {
+                return r;
+            }
+        }
+        throw sessionNotFound();
+    }
+
+    /**
+     * A page of a session's messages, counted back from the newest (docs/history.md, "Paging direction"). A session
+     * whose messages are not indexed yet is read from its file.
+     *
+     * @param provider null for any provider
+     */
+    public MessagePage messages(String projectName, String sessionId, String provider, int limit, int offset) {
+        if (limit < 0 || offset < 0) {
+            throw WorkspaceException.Validation.of("limit and offset must not be negative");
+        }
+        Row row = findSession(projectName, sessionId, provider);
+        if (row.offset() < 0) {
+            SessionFile f = new SessionFile(row.provider(), row.home(), Path.of(row.path()), row.sessionId(),
+                    row.size(), Instant.ofEpochMilli(row.mtime()));
+            try {
+                return readers.get(row.provider()).messages(f, limit, offset);
+            } catch (IOException e) {
+                throw sessionNotFound();
+            }
+        }
+        return store.read(h -> {
+            int total = (int) Math.min(Integer.MAX_VALUE, h.createQuery("SELECT COUNT(*) FROM history_messages "
+                    + "WHERE session_key = :k").bind("k", row.key()).mapTo(Long.class).one());
+            if (limit == 0 || offset >= total) {
+                return new MessagePage(List.of(), total, false, offset, limit);
+            }
+            List<HistoryMessage> page = new ArrayList<>(h.createQuery("SELECT * FROM history_messages WHERE "
+                            + "session_key = :k ORDER BY position DESC LIMIT :l OFFSET :o").bind("k", row.key())
+                    .bind("l", limit).bind("o", offset)
+                    .map((rs, ctx) -> new HistoryMessage(rs.getString("msg_id"), row.sessionId(), rs.getString("role"),
+                            rs.getString("kind"), rs.getString("text"), rs.getString("tool_name"),
+                            rs.getString("tool_call_id"), rs.getString("tool_input"), rs.getString("tool_output"),
+                            rs.getInt("tool_error") != 0,
+                            rs.getObject("ts") == null ? null : Instant.ofEpochMilli(rs.getLong("ts")),
+                            usage(rs.getString("usage_json")), -1)).list());
+            Collections.reverse(page);
+            boolean more = total - offset - page.size() > 0;
+            return new MessagePage(page, total, more, offset, limit);
+        });
+    }
+
+    /**
+     * Sets a session's title (stored in the index, survives re-indexing); blank removes it, so the CLI's title shows
+     * again. Returns the session's title now.
+     *
+     * @param provider null for any provider (the most recently active session with this id)
+     */
+    public IndexedSession renameSession(String sessionId, String provider, String title) {
+        if (title == null) {
+            throw WorkspaceException.Validation.of("title is required");
+        }
+        String shown = checkText(title, "title");
+        Row row = findSession(null, sessionId, provider);
+        store.write(h -> {
+            h.createUpdate("DELETE FROM history_session_overrides WHERE provider = :p AND session_id = :s")
+                    .bind("p", row.provider()).bind("s", row.sessionId()).execute();
+            if (!shown.isEmpty()) {
+                h.createUpdate("INSERT INTO history_session_overrides (provider, session_id, title, updated_at) "
+                                + "VALUES (:p, :s, :t, :u)").bind("p", row.provider()).bind("s", row.sessionId())
+                        .bind("t", shown).bind("u", clock.millis()).execute();
+            }
+            return null;
+        });
+        version.incrementAndGet();
+        return session(row.key());
+    }
+
+    private IndexedSession session(long key) {
+        return store.read(h -> h.createQuery("SELECT s.*, o.title AS custom_title FROM history_sessions s LEFT JOIN "
+                + "history_session_overrides o ON o.provider = s.provider AND o.session_id = s.session_id WHERE "
+                + "s.id = :k").bind("k", key).map(HistoryIndex::sessionRow).findOne().orElseThrow(
+                        HistoryIndex::sessionNotFound));
+    }
+
+    /**
+     * Deletes a session's history: for providers that keep one file per session, the file (after checking by real
+     * path that it is inside that provider's history directory), claude's {@code <sessionId>/} folder next to it and
+     * codex's lines in {@code session_index.jsonl}; then the index rows. Shared SQLite stores (opencode, cursor) are
+     * refused with {@code SESSION_DELETE_UNSUPPORTED}.
+     */
+    public void deleteSession(String projectName, String sessionId, String provider) {
+        Row row = findSession(projectName, sessionId, provider);
+        if (!FILE_PROVIDERS.contains(row.provider())) {
+            throw new WorkspaceException.Conflict(HistoryErrorCodes.SESSION_DELETE_UNSUPPORTED, row.provider()
+                    + " keeps sessions in a shared database, which the service does not modify");
+        }
+        Path file = Path.of(row.path());
+        Path root = row.home().resolve(switch (row.provider()) {
+            case HistoryProviders.CLAUDE -> ".claude/projects";
+            case HistoryProviders.CODEX -> ".codex/sessions";
+            case HistoryProviders.GEMINI -> ".gemini/tmp";
+            default -> ".qwen";
+        });
+        try {
+            if (Files.exists(file, LinkOption.NOFOLLOW_LINKS)) {
+                Path realRoot = root.toRealPath();
+                Path real = file.toRealPath();
+                if (!real.startsWith(realRoot) || real.equals(realRoot) || !Files.isRegularFile(real)
+                        || Files.isSymbolicLink(file)) {
+                    throw new WorkspaceException.Forbidden(org.agentworkspace.api.files.FileErrorCodes
+                            .PATH_OUTSIDE_PROJECT, "the session file is not inside the provider's history folder");
+                }
+                Files.delete(real);
+                if (HistoryProviders.CLAUDE.equals(row.provider())) {
+                    deleteTree(real.resolveSibling(row.sessionId()), realRoot);
+                }
+            }
+            if (HistoryProviders.CODEX.equals(row.provider())) {
+                CodexIndexFile.remove(row.home().resolve(".codex/session_index.jsonl"), row.sessionId());
+            }
+        } catch (IOException e) {
+            throw new WorkspaceException.Unavailable(org.agentworkspace.api.ErrorCodes.INTERNAL_ERROR,
+                    "the session file could not be deleted", e);
+        }
+        store.write(h -> {
+            h.createUpdate("DELETE FROM history_messages WHERE session_key = :k").bind("k", row.key()).execute();
+            h.createUpdate("DELETE FROM history_sessions WHERE id = :k").bind("k", row.key()).execute();
+            h.createUpdate("DELETE FROM history_session_overrides WHERE provider = :p AND session_id = :s")
+                    .bind("p", row.provider()).bind("s", row.sessionId()).execute();
+            return null;
+        });
+        known.remove(key(row.provider(), row.sessionId()));
+        pending.remove(row.key());
+        version.incrementAndGet();
+    }
+
+    private static void deleteTree(Path dir, Path realRoot) throws IOException {
+        if (!Files.isDirectory(dir, LinkOption.NOFOLLOW_LINKS) || !dir.toRealPath().startsWith(realRoot)) {
+            return;
+        }
+        try (var walk = Files.walk(dir)) {
+            List<Path> all = walk.sorted(Comparator.reverseOrder()).toList();
+            for (Path p : all) {
+                Files.deleteIfExists(p);
+            }
+        }
+    }
+
+    // ------------------------------------------------------------------ search
+
+    /**
+     * Full-text search over message text, best match first: SQLite FTS5 with bm25 over the newest
+     * {@link #RANK_CANDIDATES} matches, PostgreSQL {@code websearch_to_tsquery}/{@code ts_rank}. Every word of the
+     * query must match (words are letters, digits and {@code _}; other characters separate them).
+     *
+     * @param provider null for every provider
+     */
+    public SearchResults search(String query, String provider, int limit) {
+        if (query == null || query.isBlank() || query.length() > MAX_QUERY) {
+            throw new WorkspaceException.Validation(HistoryErrorCodes.INVALID_QUERY,
+                    "give a query of 1 to " + MAX_QUERY + " characters");
+        }
+        List<String> words = new ArrayList<>();
+        Matcher m = WORD.matcher(query.toLowerCase(Locale.ROOT));
+        while (m.find() && words.size() < 32) {
+            words.add(m.group());
+        }
+        if (words.isEmpty()) {
+            throw new WorkspaceException.Validation(HistoryErrorCodes.INVALID_QUERY,
+                    "the query holds no word to search for");
+        }
+        if (limit < 1 || limit > 500) {
+            throw WorkspaceException.Validation.of("limit must be between 1 and 500");
+        }
+        return store.dialect() == Dialect.SQLITE ? searchSqlite(words, provider, limit)
+                : searchPostgres(words, provider, limit);
+    }
+
+    private static final String HIT_COLUMNS = "s.provider, s.session_id, s.project_name, s.title, s.first_prompt, "
+            + "o.title AS custom_title, m.msg_id, m.role, m.ts";
+
+    private SearchResults searchSqlite(List<String> words, String provider, int limit) {
+        String match = String.join(" ", words.stream().map(w -> "\"" + w + "\"").toList());
+        String join = provider == null ? "" : " JOIN history_messages m ON m.id = history_fts.rowid JOIN "
+                + "history_sessions s ON s.id = m.session_key";
+        String pf = provider == null ? "" : " AND s.provider = :prov";
+        Map<String, Object> binds = new HashMap<>();
+        binds.put("q", match);
+        if (provider != null) {
+            binds.put("prov", provider);
+        }
+        return store.read(h -> {
+            int total = h.createQuery("SELECT COUNT(*) FROM (SELECT history_fts.rowid FROM history_fts" + join
+                    + " WHERE history_fts MATCH :q" + pf + " LIMIT " + MAX_TOTAL + ") x").bindMap(binds)
+                    .mapTo(Integer.class).one();
+            List<SearchHit> hits = new ArrayList<>();
+            h.createQuery("SELECT " + HIT_COLUMNS + ", c.rid, c.score FROM (SELECT history_fts.rowid AS rid, "
+                    + "bm25(history_fts) AS score FROM history_fts" + join + " WHERE history_fts MATCH :q" + pf
+                    + " ORDER BY history_fts.rowid DESC LIMIT " + RANK_CANDIDATES + ") c JOIN history_messages m ON "
+                    + "m.id = c.rid JOIN history_sessions s ON s.id = m.session_key LEFT JOIN "
+                    + "history_session_overrides o ON o.provider = s.provider AND o.session_id = s.session_id "
+                    + "ORDER BY c.score, c.rid DESC LIMIT :lim").bindMap(binds).bind("lim", limit)
+                    .map((rs, ctx) -> {
+                        long rid = rs.getLong("rid");
+                        return hit(rs, Long.toString(rid), -rs.getDouble("score"));
+                    }).forEach(hits::add);
+            List<SearchHit> out = new ArrayList<>(hits.size());
+            for (SearchHit hit : hits) {
+                String snip = h.createQuery("SELECT snippet(history_fts, 0, '«', '»', '…', 16) FROM history_fts "
+                        + "WHERE history_fts MATCH :q AND rowid = :r").bind("q", match)
+                        .bind("r", Long.parseLong(hit.snippet())).mapTo(String.class).findOne().orElse("");
+                out.add(new SearchHit(hit.provider(), hit.sessionId(), hit.projectName(), hit.sessionTitle(),
+                        hit.messageId(), hit.role(), hit.timestamp(), snip, hit.score()));
+            }
+            return new SearchResults(out, total);
+        });
+    }
+
+    private SearchResults searchPostgres(List<String> words, String provider, int limit) {
+        String q = String.join(" ", words);
+        String pf = provider == null ? "" : " AND s.provider = :prov";
+        return store.read(h -> {
+            Map<String, Object> binds = new HashMap<>();
+            binds.put("q", q);
+            if (provider != null) {
+                binds.put("prov", provider);
+            }
+            int total = h.createQuery("SELECT COUNT(*) FROM (SELECT m.id FROM history_messages m JOIN history_sessions s "
+                    + "ON s.id = m.session_key WHERE m.text_search @@ websearch_to_tsquery('simple', :q)" + pf
+                    + " LIMIT " + MAX_TOTAL + ") x").bindMap(binds).mapTo(Integer.class).one();
+            List<SearchHit> hits = h.createQuery("SELECT " + HIT_COLUMNS + ", ts_headline('simple', left(m.text, "
+                    + "200000), websearch_to_tsquery('simple', :q), 'StartSel=«, StopSel=», MaxWords=24, MinWords=8') "
+                    + "AS snip, c.score FROM (SELECT m.id, ts_rank(m.text_search, websearch_to_tsquery('simple', :q)) "
+                    + "AS score FROM history_messages m JOIN history_sessions s ON s.id = m.session_key WHERE "
+                    + "m.text_search @@ websearch_to_tsquery('simple', :q)" + pf + " ORDER BY score DESC, m.id DESC "
+                    + "LIMIT :lim) c JOIN history_messages m ON m.id = c.id JOIN history_sessions s ON s.id = "
+                    + "m.session_key LEFT JOIN history_session_overrides o ON o.provider = s.provider AND "
+                    + "o.session_id = s.session_id ORDER BY c.score DESC, m.id DESC")
+                    .bindMap(binds).bind("lim", limit)
+                    .map((rs, ctx) -> hit(rs, rs.getString("snip"), rs.getDouble("score"))).list();
+            return new SearchResults(hits, total);
+        });
+    }
+
+    private static SearchHit hit(java.sql.ResultSet rs, String snippet, double score) throws java.sql.SQLException {
+        return new SearchHit(rs.getString("provider"), rs.getString("session_id"), rs.getString("project_name"),
+                displayTitle(rs.getString("custom_title"), rs.getString("title"), rs.getString("first_prompt"),
+                        rs.getString("session_id")),
+                rs.getString("msg_id"), rs.getString("role"),
+                rs.getObject("ts") == null ? null : Instant.ofEpochMilli(rs.getLong("ts")), snippet, score);
+    }
+
+    // ------------------------------------------------------------------ helpers
+
+    private static IndexedSession sessionRow(java.sql.ResultSet rs, org.jdbi.v3.core.statement.StatementContext ctx)
+            throws java.sql.SQLException {
+        String custom = rs.getString("custom_title");
+        String title = rs.getString("title");
+        String fp = rs.getString("first_prompt");
+        String sid = rs.getString("session_id");
+        boolean read = rs.getLong("read_offset") >= 0;
+        return new IndexedSession(rs.getString("provider"), sid, rs.getString("project_name"),
+                rs.getString("project_path"), displayTitle(custom, title, fp, sid), custom, fp,
+                Instant.ofEpochMilli(rs.getLong("created_at")), Instant.ofEpochMilli(rs.getLong("last_activity")),
+                read ? Integer.valueOf((int) Math.min(Integer.MAX_VALUE, rs.getLong("message_count"))) : null,
+                rs.getInt("subagent") != 0);
+    }
+
+    static String displayTitle(String custom, String title, String firstPrompt, String sessionId) {
+        if (custom != null && !custom.isBlank()) {
+            return custom;
+        }
+        if (title != null && !title.isBlank()) {
+            return title;
+        }
+        if (firstPrompt != null && !firstPrompt.isBlank()) {
+            String oneLine = firstPrompt.strip().replaceAll("\\s+", " ");
+            return oneLine.length() <= 80 ? oneLine : oneLine.substring(0, 79) + "\u2026";
+        }
+        return sessionId;
+    }
+
+    private String projectName(String projectPath) {
+        if (projectPath == null || projectPath.isBlank() || !projectPath.startsWith("/")) {
+            return null;
+        }
+        String cleanPath = clean(projectPath);
+        return projectNames.computeIfAbsent(cleanPath, p -> {
+            Path path;
+            try {
+                path = Path.of(p).normalize();
+            } catch (RuntimeException e) {
+                return null;
+            }
+            try {
+                path = path.toRealPath();
+            } catch (IOException | RuntimeException e) {
+                // the folder is gone or elsewhere: the recorded path names the project
+            }
+            return ProjectRegistry.nameFor(path);
+        });
+    }
+
+    private List<String> knownProjectPaths() {
+        List<String> out = new ArrayList<>();
+        try {
+            registry.list().forEach(p -> out.add(p.path()));
+        } catch (RuntimeException e) {
+            // the store is closing
+        }
+        out.addAll(projectNames.keySet());
+        return out;
+    }
+
+    private static String checkText(String value, String field) {
+        String shown = value.strip();
+        if (shown.length() > MAX_TITLE) {
+            throw WorkspaceException.Validation.of(field + " is longer than " + MAX_TITLE + " characters");
+        }
+        for (int i = 0; i < shown.length(); i++) {
+            if (Character.isISOControl(shown.charAt(i))) {
+                throw WorkspaceException.Validation.of(field + " contains a control character");
+            }
+        }
+        return shown;
+    }
+
+    private static String baseName(String path) {
+        if (path == null) {
+            return null;
+        }
+        int i = path.lastIndexOf('/');
+        String b = i >= 0 ? path.substring(i + 1) : path;
+        return b.isEmpty() ? path : b;
+    }
+
+    static String key(String provider, String sessionId) {
+        return provider + "\n" + sessionId;
+    }
+
+    /** PostgreSQL refuses NUL characters in text. */
+    private static String clean(String s) {
+        return s == null || s.indexOf('\u0000') < 0 ? s : s.replace("\u0000", "");
+    }
+
+    private static String clip(String s, int max) {
+        String c = clean(s);
+        return c == null || c.length() <= max ? c : c.substring(0, max);
+    }
+
+    private static String usageJson(Usage u) {
+        if (u == null) {
+            return null;
+        }
+        ObjectNode n = JSON.createObjectNode();
+        n.put("inputTokens", u.inputTokens()).put("outputTokens", u.outputTokens())
+                .put("cacheReadTokens", u.cacheReadTokens()).put("cacheWriteTokens", u.cacheWriteTokens());
+        return n.toString();
+    }
+
+    private static Usage usage(String json) {
+        if (json == null) {
+            return null;
+        }
+        try {
+            JsonNode n = JSON.readTree(json);
+            return new Usage(n.path("inputTokens").asLong(), n.path("outputTokens").asLong(),
+                    n.path("cacheReadTokens").asLong(), n.path("cacheWriteTokens").asLong());
+        } catch (IOException | RuntimeException e) {
+            return null;
+        }
+    }
+
+    private static WorkspaceException projectNotFound(String name) {
+        String shown = name == null ? "" : (name.length() > 80 ? name.substring(0, 80) + "…" : name)
+                .replaceAll("\\p{Cntrl}", "?");
+        return new WorkspaceException.NotFound(ProjectErrorCodes.PROJECT_NOT_FOUND, "no project named '" + shown + "'");
+    }
+
+    private static WorkspaceException sessionNotFound() {
+        return new WorkspaceException.NotFound(HistoryErrorCodes.SESSION_NOT_FOUND, "no such session");
+    }
+
+    /** Stops the background threads (the index stays in the store). */
+    @Override
+    public synchronized void close() {
+        closed = true;
+        if (watcher != null) {
+            watcher.close();
+        }
+        if (scheduler != null) {
+            scheduler.shutdownNow();
+        }
+        for (Thread t : threads) {
+            t.interrupt();
+        }
+        for (Thread t : threads) {
+            try {
+                t.join(5_000);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                break;
+            }
+        }
+    }
+
+}

@@ -1,0 +1,351 @@
+package org.agentworkspace.core.index;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.function.BooleanSupplier;
+import java.util.stream.Collectors;
+import java.util.stream.Stream;
+
+import org.agentworkspace.api.WorkspaceException;
+import org.agentworkspace.api.history.HistoryMessage;
+import org.agentworkspace.api.history.MessagePage;
+import org.agentworkspace.core.EngineConfig;
+import org.agentworkspace.core.WorkspaceEngine;
+import org.agentworkspace.core.history.HistoryReader;
+import org.agentworkspace.core.history.HistoryReaders;
+import org.agentworkspace.core.history.SessionFile;
+import org.agentworkspace.core.projects.ProjectRegistry;
+import org.agentworkspace.testkit.realcli.Recordings;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * The history index over a HOME holding the real CLI recordings (claude, codex, gemini, qwen with their recorded
+ * working directory moved to a temp project folder; opencode's database as recorded), on SQLite and PostgreSQL.
+ */
+abstract class AbstractHistoryIndexTest {
+    @TempDir
+    Path tmp;
+
+    protected String url;
+    private Path home;
+    private Path project;
+    private Path dataDir;
+    private WorkspaceEngine engine;
+
+    protected abstract String createDatabase() throws Exception;
+
+    protected void dropDatabase() throws Exception {
+    }
+
+    @BeforeEach
+    void setUp() throws Exception {
+        url = createDatabase();
+        home = Files.createDirectories(tmp.resolve("home"));
+        project = Files.createDirectories(tmp.resolve("work/My App"));
+        for (String provider : List.of("claude", "codex", "gemini", "qwen")) {
+            for (String scenario : List.of("plain", "tool-write")) {
+                for (Path f : Recordings.copyHome(provider, scenario, home)) {
+                    String text = Files.readString(f, StandardCharsets.UTF_8);
+                    Files.writeString(f, text.replace(Recordings.PROJECT_PLACEHOLDER, project.toString()));
+                }
+            }
+        }
+        Recordings.copyHome("opencode", "plain", home);
+        dataDir = tmp.resolve("data");
+        engine = open();
+    }
+
+    private WorkspaceEngine open() throws InterruptedException {
+        WorkspaceEngine e = WorkspaceEngine.open(EngineConfig.create(dataDir).withJdbcUrl(url)
+                .withHistoryHomes(List.of(home)), Map.of("HOME", tmp.resolve("other-home").toString()));
+        assertTrue(e.history().awaitIdle(Duration.ofSeconds(60)), "index ready");
+        return e;
+    }
+
+    @AfterEach
+    void tearDown() throws Exception {
+        if (engine != null) {
+            engine.close();
+        }
+        dropDatabase();
+    }
+
+    private HistoryIndex index() {
+        return engine.history();
+    }
+
+    private String projectName() {
+        return ProjectRegistry.nameFor(project);
+    }
+
+    private static void poll(String what, Duration limit, BooleanSupplier ok) throws InterruptedException {
+        long end = System.nanoTime() + limit.toNanos();
+        while (!ok.getAsBoolean()) {
+            if (System.nanoTime() > end) {
+                throw new AssertionError(what + " not seen within " + limit);
+            }
+            Thread.sleep(10);
+        }
+    }
+
+    private SessionFile file(String provider, String sessionId) throws IOException {
+        return HistoryReaders.create().get(provider).discover(home).stream()
+                .filter(f -> f.sessionId().equals(sessionId)).findFirst().orElseThrow();
+    }
+
+    private String claudeToolSession() {
+        return Recordings.meta("claude", "tool-write").path("sessionId").asText();
+    }
+
+    @Test
+    void projectsComeFromTheRecordedWorkingDirectoryWithEverySession() throws Exception {
+        IndexStatus st = index().status();
+        assertEquals("ready", st.state());
+        assertNotNull(st.listedAt());
+        assertNotNull(st.readyAt());
+        assertEquals(st.sessions(), st.sessionsIndexed());
+        assertEquals(0, st.filesPending());
+
+        IndexedProject p = index().projects().stream().filter(x -> x.name().equals(projectName())).findFirst()
+                .orElseThrow();
+        assertEquals("my-app-" + p.name().substring(p.name().length() - 8), p.name(), "slug + hash like the registry");
+        assertEquals(project.toString(), p.path());
+        assertEquals("My App", p.displayName());
+        assertFalse(p.registered());
+        Set<String> providers = p.sessions().stream().map(IndexedSession::provider).collect(Collectors.toSet());
+        assertEquals(Set.of("claude", "codex", "gemini", "qwen"), providers);
+
+        // every session's count and first prompt are what the reader finds reading the whole file
+        List<IndexedSession> sessions = index().projectSessions(projectName());
+        assertEquals(p.sessionCount(), sessions.size());
+        long messages = 0;
+        for (IndexedSession s : sessions) {
+            HistoryReader r = HistoryReaders.create().get(s.provider());
+            var exact = r.scan(file(s.provider(), s.sessionId()));
+            assertEquals(exact.messageCount(), s.messageCount(), s.provider() + " count");
+            assertEquals(exact.displayTitle(), s.title(), s.provider() + " title");
+            assertEquals(exact.lastActivity(), s.lastActivity(), s.provider() + " lastActivity");
+        }
+        for (int i = 1; i < sessions.size(); i++) {
+            assertFalse(sessions.get(i).lastActivity().isAfter(sessions.get(i - 1).lastActivity()), "newest first");
+        }
+        // opencode recorded its own directory: a project of its own
+        assertTrue(index().projects().stream().anyMatch(x -> x.name().equals(
+                ProjectRegistry.nameFor(Path.of(Recordings.PROJECT_PLACEHOLDER)))
+                && x.sessions().stream().anyMatch(s -> s.provider().equals("opencode"))));
+        assertTrue(st.messages() > 0);
+    }
+
+    @Test
+    void aRegisteredFolderAndItsHistoryAreOneProject() {
+        engine.projects().quickStart(project.toString());
+        List<IndexedProject> same = index().projects().stream().filter(x -> x.path().equals(project.toString()))
+                .toList();
+        assertEquals(1, same.size());
+        assertTrue(same.getFirst().registered());
+        assertFalse(same.getFirst().sessions().isEmpty());
+        index().renameProject(projectName(), "Renamed");
+        assertEquals("Renamed", index().findProject(projectName()).orElseThrow().displayName());
+        index().deleteProject(projectName());
+        assertTrue(engine.projects().find(projectName()).isEmpty(), "deregistered");
+        assertTrue(index().projects().stream().noneMatch(x -> x.name().equals(projectName())), "hidden");
+        assertTrue(Files.isDirectory(project), "files untouched");
+    }
+
+    @Test
+    void pagesMatchTheReaderAtBothEnds() throws Exception {
+        for (String provider : List.of("claude", "codex", "gemini", "qwen")) {
+            String sid = Recordings.meta(provider, "tool-write").path("sessionId").asText();
+            SessionFile f = file(provider, sid);
+            HistoryReader r = HistoryReaders.create().get(provider);
+            MessagePage all = r.messages(f, 1000, 0);
+            assertTrue(all.total() >= 3, provider);
+            MessagePage newest = index().messages(projectName(), sid, null, 2, 0);
+            assertEquals(all.total(), newest.total());
+            assertTrue(newest.hasMore());
+            assertEquals(ids(all.messages().subList(all.total() - 2, all.total())), ids(newest.messages()));
+            MessagePage oldest = index().messages(projectName(), sid, provider, 2, all.total() - 2);
+            assertFalse(oldest.hasMore());
+            assertEquals(ids(all.messages().subList(0, 2)), ids(oldest.messages()));
+            HistoryMessage a = all.messages().getFirst();
+            HistoryMessage b = oldest.messages().getFirst();
+            assertEquals(a.text(), b.text());
+            assertEquals(a.role(), b.role());
+            assertEquals(a.kind(), b.kind());
+            assertEquals(a.timestamp(), b.timestamp());
+            assertEquals(0, index().messages(projectName(), sid, null, 5, all.total()).messages().size());
+        }
+        WorkspaceException e = assertThrows(WorkspaceException.class,
+                () -> index().messages("other-project-00000000", claudeToolSession(), null, 5, 0));
+        assertEquals(HistoryErrorCodes.SESSION_NOT_FOUND, e.code());
+    }
+
+    private static List<String> ids(List<HistoryMessage> list) {
+        return list.stream().map(HistoryMessage::id).toList();
+    }
+
+    @Test
+    void anAppendedLineIsVisibleInMessagesAndSearchWithinASecond() throws Exception {
+        String sid = claudeToolSession();
+        SessionFile f = file("claude", sid);
+        int before = index().messages(projectName(), sid, null, 1, 0).total();
+        assertEquals(0, index().search("quokkaappended", null, 10).total());
+        String line = "{\"type\":\"user\",\"message\":{\"role\":\"user\",\"content\":\"the quokkaappended zebra\"},"
+                + "\"uuid\":\"appended-1\",\"timestamp\":\"2026-11-22T01:00:00.000Z\",\"cwd\":\"" + project
+                + "\",\"sessionId\":\"" + sid + "\"}\n";
+        long t0 = System.nanoTime();
+        Files.writeString(f.path(), line, StandardOpenOption.APPEND);
+        poll("the appended message", Duration.ofSeconds(1), () -> {
+            MessagePage p = index().messages(projectName(), sid, null, 1, 0);
+            return p.total() == before + 1 && p.messages().getFirst().text().equals("the quokkaappended zebra");
+        });
+        poll("the appended word in search", Duration.ofSeconds(1),
+                () -> index().search("quokkaappended", null, 10).total() == 1);
+        System.out.printf("append visible after %d ms%n", (System.nanoTime() - t0) / 1_000_000);
+        SearchHit hit = index().search("quokkaappended", null, 10).results().getFirst();
+        assertEquals("claude", hit.provider());
+        assertEquals(sid, hit.sessionId());
+        assertEquals("appended-1", hit.messageId());
+        assertEquals(projectName(), hit.projectName());
+        assertTrue(hit.snippet().contains("«quokkaappended»"), hit.snippet());
+
+        // a corrupt line is skipped and counted, reading goes on
+        long corrupt = index().status().corruptLines();
+        Files.writeString(f.path(), "{not json\n" + line.replace("appended-1", "appended-2"),
+                StandardOpenOption.APPEND);
+        poll("the corrupt line counted", Duration.ofSeconds(5), () -> index().status().corruptLines() == corrupt + 1
+                && index().messages(projectName(), sid, null, 1, 0).total() == before + 2);
+    }
+
+    @Test
+    void aRewrittenFileIsReadAgainFromTheStart() throws Exception {
+        String sid = claudeToolSession();
+        SessionFile f = file("claude", sid);
+        List<String> lines = Files.readAllLines(f.path());
+        // the CLI rewrote the file shorter: keep its first lines only
+        Files.write(f.path(), lines.subList(0, lines.size() / 2));
+        int expected = HistoryReaders.create().get("claude").scan(file("claude", sid)).messageCount();
+        poll("the rewritten session", Duration.ofSeconds(5),
+                () -> index().messages(projectName(), sid, null, 1, 0).total() == expected);
+    }
+
+    @Test
+    void aRenameOverridesTheTitleAndSurvivesRestartAndReindex() throws Exception {
+        String sid = claudeToolSession();
+        IndexedSession s = index().renameSession(sid, null, "  My title ");
+        assertEquals("My title", s.title());
+        engine.close();
+        // a fresh index on the same store, and the file changed so it is read again
+        SessionFile f = file("claude", sid);
+        Files.writeString(f.path(), "\n", StandardOpenOption.APPEND);
+        engine = open();
+        IndexedSession again = index().projectSessions(projectName()).stream()
+                .filter(x -> x.sessionId().equals(sid)).findFirst().orElseThrow();
+        assertEquals("My title", again.title());
+        // a blank title removes the override: the CLI's title (here the first prompt) shows again
+        assertEquals(HistoryReaders.create().get("claude").scan(file("claude", sid)).displayTitle(),
+                index().renameSession(sid, "claude", "").title());
+        assertNull(index().projectSessions(projectName()).stream().filter(x -> x.sessionId().equals(sid))
+                .findFirst().orElseThrow().customTitle());
+        WorkspaceException e = assertThrows(WorkspaceException.class, () -> index().renameSession("nope", null, "x"));
+        assertEquals(HistoryErrorCodes.SESSION_NOT_FOUND, e.code());
+    }
+
+    @Test
+    void deleteRemovesTheSessionFileOrRefusesSharedStores() throws Exception {
+        String sid = claudeToolSession();
+        SessionFile f = file("claude", sid);
+        index().deleteSession(projectName(), sid, null);
+        assertFalse(Files.exists(f.path()));
+        assertTrue(index().projectSessions(projectName()).stream().noneMatch(x -> x.sessionId().equals(sid)));
+        assertEquals(0, index().search("hello", "claude", 50).results().stream()
+                .filter(h -> h.sessionId().equals(sid)).count());
+
+        String codex = Recordings.meta("codex", "plain").path("sessionId").asText();
+        SessionFile cf = file("codex", codex);
+        index().deleteSession(projectName(), codex, "codex");
+        assertFalse(Files.exists(cf.path()));
+
+        String oc = Recordings.meta("opencode", "plain").path("sessionId").asText();
+        String ocProject = ProjectRegistry.nameFor(Path.of(Recordings.PROJECT_PLACEHOLDER));
+        WorkspaceException e = assertThrows(WorkspaceException.class, () -> index().deleteSession(ocProject, oc, null));
+        assertEquals(HistoryErrorCodes.SESSION_DELETE_UNSUPPORTED, e.code());
+        assertTrue(Files.exists(home.resolve(".local/share/opencode/opencode.db")));
+    }
+
+    @Test
+    void searchRanksFiltersAndRejects() throws Exception {
+        SearchResults hello = index().search("hello", null, 50);
+        assertTrue(hello.total() > 0);
+        assertEquals(hello.results().size(), Math.min(50, hello.total()));
+        Set<String> providers = hello.results().stream().map(SearchHit::provider).collect(Collectors.toSet());
+        assertTrue(providers.size() >= 3, providers.toString());
+        for (int i = 1; i < hello.results().size(); i++) {
+            assertTrue(hello.results().get(i).score() <= hello.results().get(i - 1).score(), "best first");
+        }
+        for (SearchHit h : hello.results()) {
+            assertTrue(h.snippet().toLowerCase().contains("«hello»"), h.snippet());
+            assertNotNull(h.sessionTitle());
+        }
+        SearchResults gemini = index().search("hello", "gemini", 50);
+        assertTrue(gemini.total() > 0);
+        assertTrue(gemini.results().stream().allMatch(h -> h.provider().equals("gemini")));
+        assertEquals(0, index().search("xylophoneabsent", null, 50).total());
+        assertTrue(index().search("xylophoneabsent", null, 50).results().isEmpty());
+        assertEquals(HistoryErrorCodes.INVALID_QUERY,
+                assertThrows(WorkspaceException.class, () -> index().search("!!! ???", null, 5)).code());
+        assertEquals(HistoryErrorCodes.INVALID_QUERY,
+                assertThrows(WorkspaceException.class, () -> index().search(" ", null, 5)).code());
+    }
+
+    @Test
+    void aDeletedHistoryProjectReturnsWithNewActivity() throws Exception {
+        index().renameProject(projectName(), "Shown Name");
+        assertEquals("Shown Name", index().findProject(projectName()).orElseThrow().displayName());
+        index().deleteProject(projectName());
+        assertTrue(index().projects().stream().noneMatch(x -> x.name().equals(projectName())));
+        SessionFile f = file("claude", claudeToolSession());
+        String line = "{\"type\":\"user\",\"message\":{\"role\":\"user\",\"content\":\"back again\"},"
+                + "\"uuid\":\"back-1\",\"timestamp\":\"2030-01-01T00:00:00.000Z\",\"cwd\":\"" + project
+                + "\",\"sessionId\":\"" + claudeToolSession() + "\"}\n";
+        Files.writeString(f.path(), line, StandardOpenOption.APPEND);
+        poll("the project back", Duration.ofSeconds(5),
+                () -> index().projects().stream().anyMatch(x -> x.name().equals(projectName())));
+        assertEquals("PROJECT_NOT_FOUND",
+                assertThrows(WorkspaceException.class, () -> index().deleteProject("nothing-12345678")).code());
+    }
+
+    @Test
+    void aNewSessionFileIsFoundByTheWatcher() throws Exception {
+        Path dir = home.resolve(".claude/projects/-new-folder");
+        Files.createDirectories(dir);
+        Path newProject = Files.createDirectories(tmp.resolve("work/second"));
+        String sid = "11111111-2222-3333-4444-555555555555";
+        Files.writeString(dir.resolve(sid + ".jsonl"), "{\"type\":\"user\",\"message\":{\"role\":\"user\","
+                + "\"content\":\"fresh session\"},\"uuid\":\"n-1\",\"timestamp\":\"2026-11-22T02:00:00.000Z\","
+                + "\"cwd\":\"" + newProject + "\",\"sessionId\":\"" + sid + "\"}\n");
+        poll("the new project", Duration.ofSeconds(5), () -> index().projects().stream()
+                .anyMatch(p -> p.name().equals(ProjectRegistry.nameFor(newProject))
+                        && p.sessions().size() == 1 && p.sessions().getFirst().title().equals("fresh session")));
+        try (Stream<Path> s = Files.list(dir)) {
+            assertEquals(1, s.count());
+        }
+    }
+}
