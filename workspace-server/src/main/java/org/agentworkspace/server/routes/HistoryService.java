@@ -1,5 +1,7 @@
 package org.agentworkspace.server.routes;
 
+import com.fasterxml.jackson.databind.JsonNode;
+
 import org.agentworkspace.api.Scope;
 import org.agentworkspace.api.WorkspaceException;
 import org.agentworkspace.api.history.HistoryProviders;
@@ -46,8 +48,9 @@ public final class HistoryService extends ApiService {
     }
 
     private void rename(Call call) {
-        String title = Call.requiredString(call.body(), "title");
-        String provider = Call.optionalString(call.body(), "provider").orElse(null);
+        JsonNode body = call.body(); // the entity can be read once
+        String title = Call.requiredString(body, "title");
+        String provider = Call.optionalString(body, "provider").orElse(null);
         checkProvider(provider);
         IndexedSession s = history.renameSession(call.pathParam("sessionId"), provider, title);
         call.ack("sessionId", s.sessionId(), "provider", s.provider(), "title", s.title());
