@@ -76,6 +76,7 @@ public class HistoryIndexBench {
             JsonNode ready = pollIndex(t0, 1800);
             RESULTS.put("(a) index ready (client)", ms(t0));
             RESULTS.put("(a) index status", ready.toString());
+            RESULTS.put("(a) server: startedAt → listedAt / → readyAt", serverTimes(ready));
             RESULTS.put("(a) peak RSS while listing+indexing (VmHWM)", mb(hwm.get()));
             Thread.sleep(5_000);
             RESULTS.put("(a) RSS after 5 s idle (VmRSS)", mb(status(server.pid(), "VmRSS")));
@@ -85,7 +86,7 @@ public class HistoryIndexBench {
             JsonNode projects = JSON.readTree(get("/api/projects"));
             JsonNode busiest = null;
             for (JsonNode p : projects) {
-                if (busiest == null || p.get("sessions").size() > busiest.get("sessions").size()) {
+                if (busiest == null || count(p) > count(busiest)) {
                     busiest = p;
                 }
             }
@@ -105,7 +106,7 @@ public class HistoryIndexBench {
             RESULTS.put("search '" + common + "' total / absent '" + absent + "' total",
                     hit.get("total").asInt() + " / " + miss.get("total").asInt());
             latency("(c) GET /api/projects", requests, "/api/projects");
-            latency("(c) GET /api/projects/{busiest}/sessions (" + busiest.get("sessions").size() + ")", requests,
+            latency("(c) GET /api/projects/{busiest}/sessions (" + count(busiest) + " sessions)", requests,
                     "/api/projects/" + enc(busiest.get("name").asText()) + "/sessions");
             latency("(c) messages newest page (limit 50, offset 0)", requests, msgPath + "&limit=50&offset=0");
             latency("(c) messages oldest page (limit 50, offset total-50)", requests,
@@ -139,12 +140,14 @@ public class HistoryIndexBench {
             long t1 = System.nanoTime();
             server = start(jar, home, data, port, "server-2.log");
             waitHealthy(t1);
+            RESULTS.put("(b) restart: health up after start", ms(t1));
             signIn();
             long relisted = waitFor("complete project list after restart", t1, 600, () -> complete(manifest));
             RESULTS.put("(b) restart: first complete project list", fmt(relisted));
             JsonNode ready2 = pollIndex(t1, 1800);
             RESULTS.put("(b) restart: index ready (client)", ms(t1));
             RESULTS.put("(b) restart: index status", ready2.toString());
+            RESULTS.put("(b) server: startedAt → listedAt / → readyAt", serverTimes(ready2));
         } finally {
             stop(server);
             if (appended != null && appendedSize >= 0) {
@@ -305,6 +308,17 @@ public class HistoryIndexBench {
         }
         return total + " of " + manifest.get("sessions").asLong() + " (" + list.size() + " projects, "
                 + fmt(System.nanoTime() - t) + " for all)";
+    }
+
+    /** A project's session count: {@code sessionCount} when the list carries it, else the inline sessions. */
+    static int count(JsonNode project) {
+        return project.has("sessionCount") ? project.get("sessionCount").asInt() : project.path("sessions").size();
+    }
+
+    static String serverTimes(JsonNode status) {
+        Instant started = Instant.parse(status.get("startedAt").asText());
+        return fmt(Duration.between(started, Instant.parse(status.get("listedAt").asText())).toNanos()) + " / "
+                + fmt(Duration.between(started, Instant.parse(status.get("readyAt").asText())).toNanos());
     }
 
     static String projectName(JsonNode projects, String path) {
