@@ -17,6 +17,7 @@ module org.agentworkspace.testkit {
     exports org.agentworkspace.testkit.git;
     exports org.agentworkspace.testkit.fs;
     exports org.agentworkspace.testkit.upnp;
+    exports org.agentworkspace.testkit.historygen;
     opens org.agentworkspace.testkit.contract to org.junit.platform.commons;
 
     uses org.agentworkspace.testkit.contract.ContractTargetProvider;

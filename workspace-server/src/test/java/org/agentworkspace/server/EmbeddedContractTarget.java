@@ -14,13 +14,14 @@ import org.agentworkspace.testkit.contract.ContractTargetProvider;
  */
 public final class EmbeddedContractTarget implements ContractTargetProvider {
     private WorkspaceServer server;
+    private Path home;
 
     @Override
     public ContractTarget start() throws Exception {
         Path dir = Files.createTempDirectory("aw-contract-");
         // a HOME of its own: the suite's MCP and config checks must never touch the real one; the agent-run
         // contract tests run full runs when the target is local: fake CLIs on this host
-        Path home = Files.createDirectories(dir.resolve("home"));
+        home = Files.createDirectories(dir.resolve("home"));
         Path bin = org.agentworkspace.testkit.fakecli.FakeClis.install(dir.resolve("fake-bin"));
         server = WorkspaceServer.start(ServerConfig.forDataDir(dir.resolve("data")).withPort(0).withAgent(
                 org.agentworkspace.core.agent.AgentSettings.defaults().withBinaries(Map.of("*", bin))),
@@ -32,6 +33,12 @@ public final class EmbeddedContractTarget implements ContractTargetProvider {
     @Override
     public boolean local() {
         return true;
+    }
+
+    /** The server's HOME is also its history home (the default): the history tests seed sessions there. */
+    @Override
+    public java.util.Optional<Path> historyHome() {
+        return java.util.Optional.ofNullable(home);
     }
 
     @Override

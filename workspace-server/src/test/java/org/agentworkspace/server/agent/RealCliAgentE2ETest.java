@@ -29,8 +29,11 @@ import org.agentworkspace.testkit.realcli.RealCli;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.MethodOrderer;
+import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.TestInstance;
+import org.junit.jupiter.api.TestMethodOrder;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
@@ -43,10 +46,16 @@ import org.junit.jupiter.params.provider.ValueSource;
  * the provider environment setting; the credential comes from the {@code ProviderCredentialsSource}. The runs use
  * the routes' non-interactive permission mode (bypass). Skipped, with the reason printed, only when node or npm is
  * missing.
+ *
+ * <p>The server's history homes are those HOMEs, so afterwards the sessions the real CLIs wrote are read back through
+ * the history routes: listed under the run's project with the first prompt as title, and every message page by page.
  */
 @Tag("real-cli")
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
+@TestMethodOrder(MethodOrderer.OrderAnnotation.class)
 class RealCliAgentE2ETest {
+    static final String FIRST_PROMPT = "--help -rf Say hello to the mock";
+    static final String SECOND_PROMPT = "And now the second turn";
     static final Map<String, String> MODELS = Map.of("claude", "claude-sonnet-4-5", "codex", "gpt-5.5",
             "gemini", "gemini-2.5-flash", "qwen", "qwen3-coder-plus", "opencode", "mock-model",
             "grok", "grok-code-fast-1");
@@ -60,6 +69,9 @@ class RealCliAgentE2ETest {
     MockLlmServer mock;
     TestServer s;
     String key;
+    String admin;
+    /** The session id of each provider's first (and resumed) run. */
+    final Map<String, String> sessions = new java.util.concurrent.ConcurrentHashMap<>();
 
     static String apiKey(String provider) {
         return "sk-aw-e2e-" + provider;
@@ -75,10 +87,12 @@ class RealCliAgentE2ETest {
         Path node = RealCli.ensureNode();
         Map<String, Path> bins = new HashMap<>();
         Map<String, Map<String, String>> env = new HashMap<>();
+        List<Path> homes = new java.util.ArrayList<>();
         for (String id : MODELS.keySet()) {
             Path bin = RealCli.ensureInstalled(id);
             bins.put(id, bin);
             Path home = home(id);
+            homes.add(home);
             Files.createDirectories(tmp.resolve("tmpdir-" + id));
             env.put(id, Map.of("HOME", home.toString(), "TMPDIR", tmp.resolve("tmpdir-" + id).toString(),
                     "PATH", bin.getParent() + ":" + node + ":/usr/local/bin:/usr/bin:/bin",
@@ -87,9 +101,9 @@ class RealCliAgentE2ETest {
         mock = MockLlmServer.create().start();
         s = TestServer.start(c -> c.withAgent(AgentSettings.defaults().withBinaries(bins).withProviderEnv(env)
                 .withCredentials(id -> new ProviderCredentials(apiKey(id), mock.baseUrl()
-                        + URL_SUFFIX.getOrDefault(id, "")))));
-        String session = s.registerAdmin();
-        key = s.createKey(session, "e2e", List.of("tasks:write", "tasks:read"))[1];
+                        + URL_SUFFIX.getOrDefault(id, "")))).withEngine(c.engine().withHistoryHomes(homes)));
+        admin = s.registerAdmin();
+        key = s.createKey(admin, "e2e", List.of("tasks:write", "tasks:read"))[1];
     }
 
     @AfterAll
@@ -137,6 +151,7 @@ class RealCliAgentE2ETest {
         }
     }
 
+    @Order(1)
     @ParameterizedTest
     @ValueSource(strings = {"claude", "codex", "gemini", "qwen", "opencode", "grok"})
     void bufferedStreamedAndResumedThroughTheServer(String provider) throws Exception {
@@ -144,7 +159,7 @@ class RealCliAgentE2ETest {
         Path project = Files.createDirectories(tmp.resolve("project-" + provider));
         int before = mock.requests().size();
 
-        JsonNode first = buffered(provider, project, "--help -rf Say hello to the mock", null);
+        JsonNode first = buffered(provider, project, FIRST_PROMPT, null);
         assertTrue(first.path("success").asBoolean(), provider + ": " + first);
         assertTrue(first.path("text").asText().contains("MOCK-REPLY"), provider + ": " + first);
         assertFalse(first.toString().contains(apiKey(provider)), "no provider key in the response");
@@ -177,11 +192,12 @@ class RealCliAgentE2ETest {
 
         if (!provider.equals("grok")) {
             String session = first.path("sessionId").asText();
-            JsonNode second = buffered(provider, project, "And now the second turn", session);
+            JsonNode second = buffered(provider, project, SECOND_PROMPT, session);
             assertTrue(second.path("success").asBoolean(), provider + ": " + second);
             assertTrue(second.path("text").asText().contains("MOCK-REPLY: And now the second turn"),
                     provider + ": " + second);
             assertEquals(session, second.path("sessionId").asText(), "the same session continued");
+            sessions.put(provider, session);
         }
         List<RecordedRequest> reqs = mock.requests().subList(before, mock.requests().size());
         for (RecordedRequest q : reqs) {
@@ -189,5 +205,91 @@ class RealCliAgentE2ETest {
         }
         System.out.printf("real-cli e2e %s through the server: %d ms%n", provider,
                 (System.nanoTime() - t0) / 1_000_000);
+    }
+
+    /**
+     * The sessions the real CLIs wrote during the runs above, read back through the history routes: the run's
+     * project lists the resumed session under the first prompt (opencode: the title it generated) and the
+     * tool-write run's session; its messages are the two prompts and the mock's answers in order, the same when
+     * read one message per page from the newest back.
+     */
+    @Order(2)
+    @ParameterizedTest
+    @ValueSource(strings = {"claude", "codex", "gemini", "qwen", "opencode"})
+    void sessionsTheRealClisWroteAreListedAndReadBack(String provider) throws Exception {
+        String sid = sessions.get(provider);
+        Assumptions.assumeTrue(sid != null, provider + " did not complete its runs above");
+        String projectPath = tmp.resolve("project-" + provider).toRealPath().toString();
+        String[] auth = TestServer.bearer(admin);
+        long deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();
+        String name = null;
+        JsonNode listed = null;
+        JsonNode page = null;
+        while (System.nanoTime() < deadline) {
+            for (JsonNode p : TestServer.json(s.get("/api/projects", auth))) {
+                if (projectPath.equals(p.path("fullPath").asText()) || projectPath.equals(p.path("path").asText())) {
+                    name = p.path("name").asText();
+                }
+            }
+            if (name != null) {
+                listed = null;
+                for (JsonNode x : expect(s.get("/api/projects/" + name + "/sessions", auth), 200, null)) {
+                    if (sid.equals(x.path("id").asText())) {
+                        listed = x;
+                    }
+                }
+                if (listed != null) {
+                    page = expect(s.get("/api/sessions/" + sid + "/messages?projectName=" + name + "&limit=1000",
+                            auth), 200, null);
+                    if (texts(page, "user").contains(SECOND_PROMPT) && texts(page, "assistant").stream()
+                            .anyMatch(t -> t.contains("MOCK-REPLY: " + SECOND_PROMPT))
+                            && (!provider.equals("opencode") || !listed.path("title").asText().equals(FIRST_PROMPT))) {
+                        break;
+                    }
+                }
+            }
+            Thread.sleep(200);
+        }
+        assertTrue(name != null, provider + ": no project for " + projectPath);
+        assertTrue(listed != null, provider + ": session " + sid + " not listed in " + name);
+        assertEquals(provider, listed.path("provider").asText());
+        if (provider.equals("opencode")) {
+            assertFalse(listed.path("title").asText("").isBlank(), listed.toString());
+        } else {
+            assertEquals(FIRST_PROMPT, listed.path("title").asText(), listed.toString());
+        }
+        JsonNode all = expect(s.get("/api/projects/" + name + "/sessions", auth), 200, null);
+        assertTrue(all.size() >= 2, provider + ": the tool-write run's session is listed too: " + all);
+
+        assertEquals(List.of(FIRST_PROMPT, SECOND_PROMPT), texts(page, "user"), provider + ": " + page);
+        List<String> answers = texts(page, "assistant");
+        assertTrue(answers.getFirst().contains("MOCK-REPLY"), provider + ": " + answers);
+        assertTrue(answers.getLast().contains("MOCK-REPLY: " + SECOND_PROMPT), provider + ": " + answers);
+        assertEquals("user", page.path("messages").get(0).path("role").asText());
+        assertEquals(FIRST_PROMPT, page.path("messages").get(0).path("text").asText());
+        int total = page.path("total").asInt();
+        assertEquals(total, page.path("messages").size());
+        assertFalse(page.path("hasMore").asBoolean());
+        for (int offset = 0; offset < total; offset++) {
+            JsonNode one = expect(s.get("/api/sessions/" + sid + "/messages?projectName=" + name
+                    + "&limit=1&offset=" + offset, auth), 200, null);
+            assertEquals(1, one.path("messages").size());
+            assertEquals(page.path("messages").get(total - 1 - offset), one.path("messages").get(0),
+                    provider + ": message " + (total - 1 - offset) + " read alone");
+            assertEquals(offset < total - 1, one.path("hasMore").asBoolean());
+        }
+        System.out.printf("real-cli history %s: session %s listed in %s with %d messages%n", provider, sid, name,
+                total);
+    }
+
+    /** The texts of the {@code text} messages with this role, in order. */
+    private static List<String> texts(JsonNode page, String role) {
+        List<String> out = new java.util.ArrayList<>();
+        for (JsonNode m : page.path("messages")) {
+            if (role.equals(m.path("role").asText()) && "text".equals(m.path("kind").asText())) {
+                out.add(m.path("text").asText());
+            }
+        }
+        return out;
     }
 }

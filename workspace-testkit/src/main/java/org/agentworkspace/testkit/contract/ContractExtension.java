@@ -39,6 +39,8 @@ public final class ContractExtension implements ParameterResolver {
      * directory): needed only when the suite registers the first account of a fresh service from another machine.
      */
     public static final String SETUP_TOKEN_ENV = "AW_CONTRACT_SETUP_TOKEN";
+    /** The service's history home on this host (with {@value #LOCAL}); a provider gives it itself. */
+    public static final String HISTORY_HOME = "aw.contract.historyHome";
 
     private static final System.Logger LOG = System.getLogger(ContractExtension.class.getName());
     private static final ExtensionContext.Namespace NAMESPACE = ExtensionContext.Namespace.create(ContractExtension.class);
@@ -56,7 +58,7 @@ public final class ContractExtension implements ParameterResolver {
         ContractClient client = environment.client();
         Class<?> type = parameter.getParameter().getType();
         if (type == ContractHost.class) {
-            return new ContractHost(environment.local());
+            return new ContractHost(environment.local(), environment.historyHome());
         }
         if (type == ContractTarget.class) {
             return client.target();
@@ -95,7 +97,8 @@ public final class ContractExtension implements ParameterResolver {
     }
 
     /** The resolved target and its client; closes the provider at the end of the run. */
-    private record Environment(ContractClient client, ContractTargetProvider provider, boolean local)
+    private record Environment(ContractClient client, ContractTargetProvider provider, boolean local,
+                               java.nio.file.Path historyHome)
             implements AutoCloseable {
         static Environment start(Function<String, Optional<String>> config, Map<String, String> env) {
             Optional<ContractTarget> configured = configuredTarget(config, env);
@@ -120,7 +123,9 @@ public final class ContractExtension implements ParameterResolver {
             setUpIfNeeded(client, env.get(SETUP_TOKEN_ENV));
             boolean local = provider != null ? provider.local()
                     : config.apply(LOCAL).map(v -> v.strip().equalsIgnoreCase("true")).orElse(false);
-            return new Environment(client, provider, local);
+            java.nio.file.Path historyHome = provider != null ? provider.historyHome().orElse(null)
+                    : config.apply(HISTORY_HOME).filter(v -> !v.isBlank()).map(java.nio.file.Path::of).orElse(null);
+            return new Environment(client, provider, local, historyHome);
         }
 
         private static void setUpIfNeeded(ContractClient client, String setupToken) {

@@ -40,14 +40,16 @@ public final class ContractRunner {
     private static final String PACKAGE = ContractRunner.class.getPackageName();
     private static final String USAGE_TEXT = """
             usage: java -jar workspace-testkit-runner.jar --base-url URL --username NAME \
-            (--password-env VARIABLE | --password-stdin) [--test CLASS_NAME_REGEX] [--local]
+            (--password-env VARIABLE | --password-stdin) [--test CLASS_NAME_REGEX] [--local [--history-home DIR]]
               --base-url URL          the service, for example http://127.0.0.1:3001
               --username NAME         the account to use (registered first if the service needs setup)
               --password-env VAR      read the password from environment variable VAR
               --password-stdin        read the password from the first line of standard input
               --test REGEX            run only contract test classes whose simple name matches (default: all)
               --local                 the service runs on this host and shares its files: also run the tests
-                                      that prepare folders (git repositories) with local tools""";
+                                      that prepare folders (git repositories) with local tools
+              --history-home DIR      with --local: the service's --history-home; the history tests seed a small
+                                      history of their own there (unique project paths) and remove it""";
 
     private ContractRunner() {
     }
@@ -95,6 +97,8 @@ public final class ContractRunner {
                 .configurationParameter(ContractExtension.USERNAME, options.username())
                 .configurationParameter(ContractExtension.PASSWORD, options.password())
                 .configurationParameter(ContractExtension.LOCAL, Boolean.toString(options.local()))
+                .configurationParameter(ContractExtension.HISTORY_HOME,
+                        options.historyHome() == null ? "" : options.historyHome())
                 .build();
         Results results = new Results(out);
         try (LauncherSession session = LauncherFactory.openSession()) {
@@ -176,7 +180,8 @@ public final class ContractRunner {
         }
     }
 
-    private record Options(String baseUrl, String username, String password, String testPattern, boolean local) {
+    private record Options(String baseUrl, String username, String password, String testPattern, boolean local,
+                           String historyHome) {
         static Options parse(List<String> args, Map<String, String> env, InputStream stdin) {
             String baseUrl = null;
             String username = null;
@@ -184,6 +189,7 @@ public final class ContractRunner {
             String passwordSource = null;
             String test = ".*ContractTest";
             boolean local = false;
+            String historyHome = null;
             List<String> rest = new ArrayList<>(args);
             while (!rest.isEmpty()) {
                 String arg = rest.removeFirst();
@@ -195,6 +201,7 @@ public final class ContractRunner {
                     case "--username" -> username = value(arg, rest);
                     case "--test" -> test = value(arg, rest);
                     case "--local" -> local = true;
+                    case "--history-home" -> historyHome = value(arg, rest);
                     case "--password-env" -> {
                         passwordSource = once(passwordSource, arg);
                         String variable = value(arg, rest);
@@ -223,7 +230,10 @@ public final class ContractRunner {
             if (password == null) {
                 throw new IllegalArgumentException("a password is required: --password-env VAR or --password-stdin");
             }
-            return new Options(baseUrl, username, password, test, local);
+            if (historyHome != null && !local) {
+                throw new IllegalArgumentException("--history-home needs --local");
+            }
+            return new Options(baseUrl, username, password, test, local, historyHome);
         }
 
         private static String once(String previous, String arg) {

@@ -20,6 +20,16 @@ public interface ContractTargetProvider extends AutoCloseable {
         return false;
     }
 
+    /**
+     * The directory the service reads coding-agent CLI history from (its {@code --history-home}), when it runs on
+     * this host and a test may write sessions there ({@code HistoryContractTest} seeds a small history of its own
+     * under unique project paths and removes it again). Empty (the default): those tests are skipped. Only
+     * meaningful together with {@link #local()}.
+     */
+    default java.util.Optional<java.nio.file.Path> historyHome() {
+        return java.util.Optional.empty();
+    }
+
     /** Stops what {@link #start()} started; failures are the provider's to report. The default does nothing. */
     @Override
     default void close() {
