@@ -148,9 +148,11 @@ public final class ChatEndpoint implements AutoCloseable {
                 + " chat connections per user", 5);
     }
 
+    /** Stops the heartbeat timer and the permission expiry timer (the server is stopping). */
     @Override
     public void close() {
         timer.shutdownNow();
+        runs.permissions().close();
     }
 
     private sealed interface Out {
