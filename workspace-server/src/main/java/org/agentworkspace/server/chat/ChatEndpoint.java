@@ -63,8 +63,6 @@ public final class ChatEndpoint implements AutoCloseable {
     /** Any authenticated caller with tasks:read (sessions hold every scope); tickets accepted. */
     public static final Access ACCESS = Access.scope(Scope.TASKS_READ).stream();
     public static final String PATH = "/ws";
-    /** Client messages one socket may send per second; close 1008 beyond. */
-    static final int MAX_MESSAGES_PER_SECOND = 100;
     static final String INVALID_MESSAGE = "INVALID_MESSAGE";
     static final String TOO_MANY_CONNECTIONS = "TOO_MANY_CONNECTIONS";
     static final String TOO_MANY_SUBSCRIPTIONS = "TOO_MANY_SUBSCRIPTIONS";
@@ -150,9 +148,11 @@ public final class ChatEndpoint implements AutoCloseable {
                 + " chat connections per user", 5);
     }
 
+    /** Stops the heartbeat timer and the permission expiry timer (the server is stopping). */
     @Override
     public void close() {
         timer.shutdownNow();
+        runs.permissions().close();
     }
 
     private sealed interface Out {
@@ -229,9 +229,10 @@ public final class ChatEndpoint implements AutoCloseable {
                 windowStart = now;
                 windowCount = 0;
             }
-            if (++windowCount > MAX_MESSAGES_PER_SECOND) {
+            if (++windowCount > limits.maxMessagesPerSecond()) {
                 partial.setLength(0);
-                closeWith(WsCloseCodes.VIOLATED_POLICY, "more than " + MAX_MESSAGES_PER_SECOND + " messages a second");
+                closeWith(WsCloseCodes.VIOLATED_POLICY, "more than " + limits.maxMessagesPerSecond()
+                        + " messages a second");
                 return;
             }
             String message = partial.toString();

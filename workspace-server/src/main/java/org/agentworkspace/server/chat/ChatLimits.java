@@ -15,40 +15,56 @@ import java.time.Duration;
  * @param slowConsumerGrace        how long a subscription may wait so before the socket counts as a slow consumer and
  *                                 is cut (1013)
  * @param writeTimeout             how long one send may block before the socket is dropped
+ * @param maxMessagesPerSecond     client messages one socket may send per second; close 1008 beyond
  */
 public record ChatLimits(int maxConnectionsPerUser, int maxSubscriptionsPerSocket, int maxMessageBytes,
-                         Duration heartbeat, int maxQueuedChars, Duration slowConsumerGrace, Duration writeTimeout) {
+                         Duration heartbeat, int maxQueuedChars, Duration slowConsumerGrace, Duration writeTimeout,
+                         int maxMessagesPerSecond) {
     public ChatLimits {
         if (maxConnectionsPerUser < 1 || maxSubscriptionsPerSocket < 1 || maxMessageBytes < 1024
+                || maxMessagesPerSecond < 1
                 || heartbeat.isNegative() || heartbeat.isZero() || maxQueuedChars < 1024
                 || slowConsumerGrace.isNegative() || writeTimeout.isNegative() || writeTimeout.isZero()) {
             throw new IllegalArgumentException("bad chat limits");
         }
     }
 
-    /** 16 sockets per user, 64 runs per socket, 64 KiB messages, a ping every 25 s, 4 Mi characters queued, 10 s. */
+    /**
+     * 16 sockets per user, 64 runs per socket, 64 KiB messages, a ping every 25 s, 4 Mi characters queued for up to
+     * 10 s, 30 s per write, 200 messages a second.
+     */
     public static ChatLimits defaults() {
         return new ChatLimits(16, 64, 64 * 1024, Duration.ofSeconds(25), 4 * 1024 * 1024, Duration.ofSeconds(10),
-                Duration.ofSeconds(30));
+                Duration.ofSeconds(30), 200);
+    }
+
+    public ChatLimits withSubscriptions(int perSocket) {
+        return new ChatLimits(maxConnectionsPerUser, perSocket, maxMessageBytes, heartbeat, maxQueuedChars,
+                slowConsumerGrace, writeTimeout, maxMessagesPerSecond);
+    }
+
+    public ChatLimits withMessagesPerSecond(int n) {
+        return new ChatLimits(maxConnectionsPerUser, maxSubscriptionsPerSocket, maxMessageBytes, heartbeat,
+                maxQueuedChars, slowConsumerGrace, writeTimeout, n);
     }
 
     public ChatLimits withConnections(int perUser) {
         return new ChatLimits(perUser, maxSubscriptionsPerSocket, maxMessageBytes, heartbeat, maxQueuedChars,
-                slowConsumerGrace, writeTimeout);
+                slowConsumerGrace, writeTimeout, maxMessagesPerSecond);
     }
 
     public ChatLimits withHeartbeat(Duration every) {
         return new ChatLimits(maxConnectionsPerUser, maxSubscriptionsPerSocket, maxMessageBytes, every, maxQueuedChars,
-                slowConsumerGrace, writeTimeout);
+                slowConsumerGrace, writeTimeout, maxMessagesPerSecond);
     }
 
     public ChatLimits withQueue(int chars, Duration grace) {
         return new ChatLimits(maxConnectionsPerUser, maxSubscriptionsPerSocket, maxMessageBytes, heartbeat, chars,
-                grace, writeTimeout);
+                grace, writeTimeout, maxMessagesPerSecond);
     }
 
     public ChatLimits withWriteTimeout(Duration d) {
         return new ChatLimits(maxConnectionsPerUser, maxSubscriptionsPerSocket, maxMessageBytes, heartbeat,
-                maxQueuedChars, slowConsumerGrace, d);
+                maxQueuedChars, slowConsumerGrace, d, maxMessagesPerSecond);
     }
 }

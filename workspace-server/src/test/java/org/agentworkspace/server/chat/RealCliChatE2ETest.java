@@ -168,7 +168,64 @@ class RealCliChatE2ETest {
         assertEquals(0, complete.path("exitCode").asInt());
         assertTrue(complete.path("usage").path("input").asLong() > 0, complete.toString());
         assertEquals("hello-from-ws", Files.readString(tmp.resolve("allow/allowed.txt")).strip());
+
+        // one log: the SSE route of the same run serves the permission request and its answer under the same seq
+        var req = java.net.http.HttpRequest.newBuilder(s.uri("/api/automation/runs/" + runId + "/events?afterSeq=0"))
+                .timeout(Duration.ofSeconds(30)).header("Authorization", "Bearer " + admin).GET().build();
+        String sse;
+        try (var in = s.http.send(req, java.net.http.HttpResponse.BodyHandlers.ofInputStream()).body()) {
+            sse = new String(in.readAllBytes(), java.nio.charset.StandardCharsets.UTF_8);
+        }
+        assertTrue(sseBlock(sse, "\"permission-request\"").contains("id:" + ask.path("seq").asLong() + "\n"), sse);
+        assertTrue(sseBlock(sse, "\"permission-response\"").contains("\"decision\":\"allow\""), sse);
         c.ws.abort();
+    }
+
+    /** The SSE event (block) whose data contains {@code needle}, with "id: n" written as "id:n". */
+    static String sseBlock(String sse, String needle) {
+        for (String block : sse.split("\n\n")) {
+            if (block.contains(needle)) {
+                return block.replace("id: ", "id:") + "\n";
+            }
+        }
+        throw new AssertionError("no SSE event with " + needle + " in " + sse);
+    }
+
+    @Test
+    void abortWhileAPermissionIsPendingDeniesItAndKillsTheCli() throws Exception {
+        String project = project("abort");
+        ChatSocketTest.Client c = connect();
+        String runId = turn(c, project, "aborted.txt");
+        untilPermission(c);
+        assertTrue(processesOf(runId) > 0, "the CLI is alive while it waits for the answer");
+        c.send(Map.of("type", "abort", "runId", runId));
+        List<JsonNode> after = c.untilComplete(runId);
+        JsonNode answered = lastEvent(after, "permission-response");
+        assertEquals("cancelled", answered.path("data").path("reason").asText(), answered.toString());
+        assertEquals("cancelled", after.getLast().path("status").asText(), after.getLast().toString());
+        assertEquals(0, processesOf(runId), "no process of the run is left");
+        assertFalse(Files.exists(tmp.resolve("abort/aborted.txt")));
+        c.ws.abort();
+    }
+
+    /** Live processes whose environment carries the run's marker {@code AW_RUN_ID=<runId>}. */
+    static long processesOf(String runId) throws Exception {
+        byte[] marker = ("AW_RUN_ID=" + runId + "\0").getBytes(java.nio.charset.StandardCharsets.UTF_8);
+        try (java.util.stream.Stream<Path> procs = Files.list(Path.of("/proc"))) {
+            return procs.filter(p -> p.getFileName().toString().chars().allMatch(Character::isDigit)).filter(p -> {
+                try {
+                    String stat = Files.readString(p.resolve("stat"));
+                    if (stat.substring(stat.lastIndexOf(')') + 2).startsWith("Z")) {
+                        return false;
+                    }
+                    String env = new String(Files.readAllBytes(p.resolve("environ")),
+                            java.nio.charset.StandardCharsets.ISO_8859_1);
+                    return env.contains(new String(marker, java.nio.charset.StandardCharsets.ISO_8859_1));
+                } catch (Exception e) {
+                    return false;
+                }
+            }).count();
+        }
     }
 
     @Test
