@@ -49,6 +49,27 @@ class ArchitectureTest {
                 .check(classes);
     }
 
+    /**
+     * One component starts child processes: argv lists with absolute programs and an explicit environment are
+     * enforced there, and nothing else can bypass it (JGit's own process starts are disabled by NoExecFS, which only
+     * names ProcessBuilder in the signatures it overrides).
+     */
+    @Test
+    void onlyTheSpawnerStartsProcesses() {
+        org.junit.jupiter.api.Assertions.assertTrue(classes.contain("org.agentworkspace.core.process.Spawner"));
+        noClasses().that().resideOutsideOfPackage("org.agentworkspace.core.process..")
+                .and().resideOutsideOfPackage("org.agentworkspace.testkit..")
+                .should().callMethod(ProcessBuilder.class, "start")
+                .orShould().callMethod(Runtime.class, "exec", String.class)
+                .orShould().callMethod(Runtime.class, "exec", String[].class)
+                .orShould().callConstructorWhere(com.tngtech.archunit.core.domain.JavaConstructorCall.Predicates
+                        .target(com.tngtech.archunit.core.domain.properties.HasOwner.Predicates.With.owner(
+                                com.tngtech.archunit.base.DescribedPredicate.describe("pty4j's builder",
+                                        (com.tngtech.archunit.core.domain.JavaClass c) -> c.getName()
+                                                .equals("com.pty4j.PtyProcessBuilder")))))
+                .check(classes);
+    }
+
     @Test
     void libraryCodeNeverPrints() {
         noClasses().that().resideInAnyPackage("org.agentworkspace.api..", "org.agentworkspace.core..",

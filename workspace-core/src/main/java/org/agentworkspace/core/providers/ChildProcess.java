@@ -1,7 +1,6 @@
 package org.agentworkspace.core.providers;
 
 import java.io.ByteArrayOutputStream;
-import java.io.File;
 import java.io.IOException;
 import java.io.InputStream;
 import java.nio.charset.StandardCharsets;
@@ -22,6 +21,8 @@ import java.util.function.BiConsumer;
  * read line by line on their own threads, and {@link #killTree()} that stops the program together with every process
  * it started.
  */
+import org.agentworkspace.core.process.Spawner;
+
 public final class ChildProcess implements AutoCloseable {
     /** Longest line passed on; longer ones are cut (npm prints minified stack traces on one line). */
     static final int MAX_LINE = 8192;
@@ -46,17 +47,7 @@ public final class ChildProcess implements AutoCloseable {
      */
     public static ChildProcess start(List<String> argv, Map<String, String> env, Path cwd,
                                      BiConsumer<Stream, String> onLine) throws IOException {
-        if (argv.isEmpty() || !Path.of(argv.getFirst()).isAbsolute()) {
-            throw new IllegalArgumentException("argv must start with an absolute program path");
-        }
-        ProcessBuilder pb = new ProcessBuilder(argv);
-        pb.environment().clear();
-        pb.environment().putAll(env);
-        if (cwd != null) {
-            pb.directory(cwd.toFile());
-        }
-        pb.redirectInput(ProcessBuilder.Redirect.from(new File("/dev/null")));
-        Process p = pb.start();
+        Process p = Spawner.start(argv, env, cwd, Spawner.Stdin.NULL);
         Thread o = Thread.ofVirtual().name("child-out-" + p.pid()).start(() -> pump(p.getInputStream(),
                 line -> onLine.accept(Stream.STDOUT, line)));
         Thread e = Thread.ofVirtual().name("child-err-" + p.pid()).start(() -> pump(p.getErrorStream(),

@@ -1,6 +1,5 @@
 package org.agentworkspace.core.runs;
 
-import java.io.File;
 import java.io.IOException;
 import java.io.OutputStream;
 import java.nio.charset.StandardCharsets;
@@ -13,6 +12,7 @@ import java.util.Map;
 import java.util.Optional;
 
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import org.agentworkspace.core.process.Spawner;
 
 /**
  * The life of one started run, on its own virtual thread: launch the process, read stdout and stderr on two more
@@ -72,18 +72,13 @@ final class RunProcess implements Runnable {
         engine.setsid().ifPresent(s -> command.addAll(List.of(s.toString(), "-w", "--")));
         command.add(program.get());
         command.addAll(spec.argv().subList(1, spec.argv().size()));
-        ProcessBuilder pb = new ProcessBuilder(command).directory(spec.workingDir().toFile());
-        Map<String, String> env = pb.environment();
-        env.clear();
-        env.putAll(spec.env());
+        Map<String, String> env = new java.util.HashMap<>(spec.env());
         env.put(ProcessTree.MARKER, run.id);
-        pb.redirectInput(spec.stdin() == null && !spec.interactive()
-                ? ProcessBuilder.Redirect.from(new File("/dev/null"))
-                : ProcessBuilder.Redirect.PIPE);
         Process p;
         try {
-            p = pb.start();
-        } catch (IOException e) {
+            p = Spawner.start(command, env, spec.workingDir(), spec.stdin() == null && !spec.interactive()
+                    ? Spawner.Stdin.NULL : Spawner.Stdin.PIPE);
+        } catch (IOException | IllegalArgumentException e) {
             end(RunStatus.FAILED, "could not start: " + e.getMessage(), null, null);
             return;
         }

@@ -9,10 +9,11 @@ import java.util.Map;
 import java.util.concurrent.TimeUnit;
 
 import com.pty4j.PtyProcess;
-import com.pty4j.PtyProcessBuilder;
 import com.pty4j.WinSize;
 
-/** A process on a pseudo-terminal. The only place pty4j is named. */
+import org.agentworkspace.core.process.Spawner;
+
+/** A process on a pseudo-terminal (started by the {@link Spawner}). */
 final class Pty {
     private final PtyProcess process;
 
@@ -21,15 +22,7 @@ final class Pty {
     }
 
     static Pty start(List<String> argv, Path cwd, Map<String, String> env, int cols, int rows) throws IOException {
-        PtyProcess p = new PtyProcessBuilder(argv.toArray(String[]::new))
-                .setDirectory(cwd.toString())
-                .setEnvironment(env)
-                .setInitialColumns(cols)
-                .setInitialRows(rows)
-                .setConsole(false)
-                .setRedirectErrorStream(true)
-                .start();
-        return new Pty(p);
+        return new Pty(Spawner.startPty(argv, env, cwd, cols, rows));
     }
 
     InputStream output() {
