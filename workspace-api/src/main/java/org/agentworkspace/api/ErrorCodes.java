@@ -31,6 +31,8 @@ public final class ErrorCodes {
     // 404 / 405
     public static final String ROUTE_NOT_FOUND = "ROUTE_NOT_FOUND";
     public static final String METHOD_NOT_ALLOWED = "METHOD_NOT_ALLOWED";
+    // 410
+    public static final String FAMILY_RETIRED = "FAMILY_RETIRED";
     public static final String NOT_FOUND = "NOT_FOUND";
     public static final String USER_NOT_FOUND = "USER_NOT_FOUND";
     public static final String API_KEY_NOT_FOUND = "API_KEY_NOT_FOUND";

@@ -11,7 +11,7 @@ import java.util.Objects;
 public abstract sealed class WorkspaceException extends RuntimeException
         permits WorkspaceException.Validation, WorkspaceException.Unauthenticated, WorkspaceException.Forbidden,
         WorkspaceException.NotFound, WorkspaceException.Conflict, WorkspaceException.PayloadTooLarge,
-        WorkspaceException.UnsupportedMediaType, WorkspaceException.RateLimited, WorkspaceException.Unavailable {
+        WorkspaceException.UnsupportedMediaType, WorkspaceException.RateLimited, WorkspaceException.Unavailable, WorkspaceException.Gone {
 
     private static final long serialVersionUID = 1L;
     private final String code;
@@ -124,6 +124,15 @@ public abstract sealed class WorkspaceException extends RuntimeException
 
         public Unavailable(String code, String message, Throwable cause) {
             super(code, message, cause);
+        }
+    }
+
+    /** The resource family was retired and is no longer served (HTTP 410). */
+    public static final class Gone extends WorkspaceException {
+        private static final long serialVersionUID = 1L;
+
+        public Gone(String code, String message) {
+            super(code, message, null);
         }
     }
 }

@@ -40,6 +40,7 @@ import org.agentworkspace.server.routes.NetworkService;
 import org.agentworkspace.server.routes.HistoryService;
 import org.agentworkspace.server.routes.ProjectsService;
 import org.agentworkspace.server.routes.ProvidersService;
+import org.agentworkspace.server.routes.RetiredWorkflowsService;
 import org.agentworkspace.server.routes.SettingsService;
 import org.agentworkspace.server.routes.SystemService;
 import org.agentworkspace.server.routes.TasksService;
@@ -144,7 +145,8 @@ public final class WorkspaceServer implements AutoCloseable {
                 new ChatService(new WsGate(ctx.guard()), ctx.chat(), ctx.guard(), table),
 
                 new ProvidersService(ctx.engine().providers(), ctx.engine().auth(), ctx.json(), ctx.guard(), table),
-                new McpService(ctx.engine().providers().mcp(), ctx.guard(), table));
+                new McpService(ctx.engine().providers().mcp(), ctx.guard(), table),
+                new RetiredWorkflowsService(ctx.guard(), table));
         routing.any((req, res) -> {
             List<String> methods = table.methodsFor(req.path().path());
             if (methods.isEmpty()) {

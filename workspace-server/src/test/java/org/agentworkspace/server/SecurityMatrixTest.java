@@ -130,7 +130,7 @@ class SecurityMatrixTest {
     /** The route's path with real ids and names, and the query a GET needs to succeed. */
     static String concretePath(RouteTable.Route r) {
         String path = r.path().replace("{keyId}", key[0]).replace("{userId}", bobId).replace("{projectName}", project)
-                .replace("{runId}", "run_none").replace("{taskId}", "task_none")
+                .replace("{runId}", "run_none").replace("{taskId}", "task_none").replace("{workflowId}", "agent_team")
                 .replace("{provider}", "claude").replace("{jobId}", "no-such-job").replace("{fileId}", "settings")
                 .replace("{name}", "matrix-server").replace("{sessionId}", "no-such-session");
         return switch (r.method() + " " + r.path()) {

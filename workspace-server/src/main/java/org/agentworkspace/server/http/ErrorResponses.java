@@ -40,6 +40,7 @@ public final class ErrorResponses {
             case WorkspaceException.Forbidden f -> Status.FORBIDDEN_403;
             case WorkspaceException.NotFound n -> Status.NOT_FOUND_404;
             case WorkspaceException.Conflict c -> Status.CONFLICT_409;
+            case WorkspaceException.Gone g -> Status.GONE_410;
             case WorkspaceException.PayloadTooLarge p -> Status.REQUEST_ENTITY_TOO_LARGE_413;
             case WorkspaceException.UnsupportedMediaType m -> Status.UNSUPPORTED_MEDIA_TYPE_415;
             case WorkspaceException.RateLimited r -> Status.TOO_MANY_REQUESTS_429;
