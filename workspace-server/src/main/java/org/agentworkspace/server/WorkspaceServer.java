@@ -192,7 +192,7 @@ public final class WorkspaceServer implements AutoCloseable {
 
     /** As {@link #start(ServerConfig, Map)}, with the terminal limits of {@code /shell}. */
     public static WorkspaceServer start(ServerConfig config, Map<String, String> env, ShellLimits shellLimits) {
-        return start(config, env, shellLimits, ChatLimits.defaults());
+        return start(config, env, shellLimits, ChatLimits.fromEnvironment(env));
     }
 
     /** As {@link #start(ServerConfig, Map)}, with the limits of {@code /shell} and {@code /ws}. */

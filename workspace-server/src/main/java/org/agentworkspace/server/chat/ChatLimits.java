@@ -38,6 +38,35 @@ public record ChatLimits(int maxConnectionsPerUser, int maxSubscriptionsPerSocke
                 Duration.ofSeconds(30), 200);
     }
 
+    /**
+     * The defaults, overridden by {@code AW_WS_MAX_CONNECTIONS} (sockets per user), {@code AW_WS_MAX_SUBSCRIPTIONS}
+     * (runs per socket) and {@code AW_WS_MAX_MESSAGES_PER_SECOND} (client messages per socket and second) when set.
+     *
+     * @throws IllegalArgumentException a value that is not a positive whole number (the server does not start)
+     */
+    public static ChatLimits fromEnvironment(java.util.Map<String, String> env) {
+        ChatLimits l = defaults();
+        l = l.withConnections(positive(env, "AW_WS_MAX_CONNECTIONS", l.maxConnectionsPerUser()));
+        l = l.withSubscriptions(positive(env, "AW_WS_MAX_SUBSCRIPTIONS", l.maxSubscriptionsPerSocket()));
+        return l.withMessagesPerSecond(positive(env, "AW_WS_MAX_MESSAGES_PER_SECOND", l.maxMessagesPerSecond()));
+    }
+
+    private static int positive(java.util.Map<String, String> env, String name, int fallback) {
+        String v = env.get(name);
+        if (v == null || v.isBlank()) {
+            return fallback;
+        }
+        try {
+            int n = Integer.parseInt(v.strip());
+            if (n >= 1) {
+                return n;
+            }
+        } catch (NumberFormatException e) {
+            // below
+        }
+        throw new IllegalArgumentException(name + " must be a positive whole number");
+    }
+
     public ChatLimits withSubscriptions(int perSocket) {
         return new ChatLimits(maxConnectionsPerUser, perSocket, maxMessageBytes, heartbeat, maxQueuedChars,
                 slowConsumerGrace, writeTimeout, maxMessagesPerSecond);
