@@ -46,7 +46,6 @@ import org.agentworkspace.core.projects.RegisteredProject;
 import org.agentworkspace.core.store.Dialect;
 import org.agentworkspace.core.store.Store;
 import org.jdbi.v3.core.Handle;
-import org.jdbi.v3.core.statement.PreparedBatch;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
@@ -296,24 +295,34 @@ public final class HistoryIndex implements AutoCloseable {
             return;
         }
         List<Known> added = store.write(h -> {
-            PreparedBatch b = h.prepareBatch("INSERT INTO history_sessions (provider, session_id, home, path, size, "
-                    + "mtime, read_offset, corrupt_lines, project_path, project_name, title, title_rank, "
-                    + "first_prompt, created_at, last_activity, message_count, subagent, usage_json) VALUES "
-                    + "(:provider, :sid, :home, :path, :size, :mtime, -1, 0, :pp, :pn, :title, 0, :fp, :created, "
-                    + ":last, 0, :sub, NULL) ON CONFLICT (provider, session_id) DO NOTHING");
-            for (Peeked p : rows) {
-                SessionFile f = p.file();
-                SessionSummary s = p.summary();
-                b.bind("provider", f.provider()).bind("sid", f.sessionId()).bind("home", f.home().toString())
-                        .bind("path", f.path().toString()).bind("size", f.size())
-                        .bind("mtime", f.modified().toEpochMilli()).bind("pp", clean(s.projectPath()))
-                        .bind("pn", projectName(s.projectPath())).bind("title", clean(s.title()))
-                        .bind("fp", clip(s.firstPrompt(), 4000))
-                        .bind("created", s.createdAt() == null ? f.modified().toEpochMilli()
-                                : s.createdAt().toEpochMilli())
-                        .bind("last", f.modified().toEpochMilli()).bind("sub", s.subagent() ? 1 : 0).add();
+            try (java.sql.PreparedStatement ps = h.getConnection().prepareStatement("INSERT INTO history_sessions "
+                    + "(provider, session_id, home, path, size, mtime, read_offset, corrupt_lines, project_path, "
+                    + "project_name, title, title_rank, first_prompt, created_at, last_activity, message_count, "
+                    + "subagent, usage_json) VALUES (?, ?, ?, ?, ?, ?, -1, 0, ?, ?, ?, 0, ?, ?, ?, 0, ?, NULL) "
+                    + "ON CONFLICT (provider, session_id) DO NOTHING")) {
+                for (Peeked p : rows) {
+                    SessionFile f = p.file();
+                    SessionSummary s = p.summary();
+                    long mtime = f.modified().toEpochMilli();
+                    ps.setString(1, f.provider());
+                    ps.setString(2, f.sessionId());
+                    ps.setString(3, f.home().toString());
+                    ps.setString(4, f.path().toString());
+                    ps.setLong(5, f.size());
+                    ps.setLong(6, mtime);
+                    ps.setString(7, clean(s.projectPath()));
+                    ps.setString(8, projectName(s.projectPath()));
+                    ps.setString(9, clean(s.title()));
+                    ps.setString(10, clip(s.firstPrompt(), 4000));
+                    ps.setLong(11, s.createdAt() == null ? mtime : s.createdAt().toEpochMilli());
+                    ps.setLong(12, mtime);
+                    ps.setInt(13, s.subagent() ? 1 : 0);
+                    ps.addBatch();
+                }
+                ps.executeBatch();
+            } catch (java.sql.SQLException e) {
+                throw new IllegalStateException("writing history sessions failed", e);
             }
-            b.execute();
             List<Known> out = new ArrayList<>();
             Map<String, List<SessionFile>> byProvider = new HashMap<>();
             for (Peeked p : rows) {
