@@ -209,7 +209,7 @@ public final class HistoryIndex implements AutoCloseable {
                     }
                 }
             }
-            removeVanished(seen);
+            removeVanished(seen, true);
             listedAt = clock.instant();
             version.incrementAndGet();
             LOG.log(Level.INFO, "history listed in {0} ms (stored rows {1} ms, discover {2} ms, peek {3} ms, "
@@ -349,11 +349,22 @@ public final class HistoryIndex implements AutoCloseable {
         version.incrementAndGet();
     }
 
-    private void removeVanished(Set<String> seen) {
+    /**
+     * Drops sessions not found by a full listing. At start-up this includes sessions of homes no longer configured;
+     * a sweep (which runs while the watcher adds sessions) drops a file session only when its file is gone.
+     */
+    private void removeVanished(Set<String> seen, boolean startup) {
         List<Known> gone = new ArrayList<>();
         for (Map.Entry<String, Known> e : known.entrySet()) {
-            if (!seen.contains(e.getKey()) && homes.contains(e.getValue().home())) {
-                gone.add(e.getValue());
+            Known k = e.getValue();
+            if (startup && !homes.contains(k.home())) {
+                gone.add(k);
+            } else if (!seen.contains(e.getKey()) && homes.contains(k.home())) {
+                boolean fileGone = HistoryProviders.OPENCODE.equals(k.provider())
+                        || !Files.exists(Path.of(k.path()), LinkOption.NOFOLLOW_LINKS);
+                if (startup || fileGone) {
+                    gone.add(k);
+                }
             }
         }
         removeSessions(gone);
@@ -465,7 +476,7 @@ public final class HistoryIndex implements AutoCloseable {
                     }
                 }
             }
-            removeVanished(seen);
+            removeVanished(seen, false);
             if (watcher != null) {
                 watcher.registerMissingRoots();
             }
