@@ -1168,6 +1168,18 @@ public final class HistoryIndex implements AutoCloseable {
             throw new WorkspaceException.Conflict(HistoryErrorCodes.SESSION_DELETE_UNSUPPORTED, row.provider()
                     + " keeps sessions in a shared database, which the service does not modify");
         }
+        // stop indexing it first: a reader still holding its messages would write them after the delete
+        known.remove(key(row.provider(), row.sessionId()));
+        pending.remove(row.key());
+        long until = System.nanoTime() + 5_000_000_000L;
+        while (running.contains(row.key()) && System.nanoTime() < until) {
+            try {
+                Thread.sleep(5);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                break;
+            }
+        }
         Path file = Path.of(row.path());
         Path root = row.home().resolve(switch (row.provider()) {
             case HistoryProviders.CLAUDE -> ".claude/projects";
