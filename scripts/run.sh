@@ -20,5 +20,5 @@ fi
 # Memory: a capped heap and the serial collector keep the process small while the history index reads a large
 # history (targets: under 250 MB resident while indexing, 150 MB idle; docs/configuration.md "Memory").
 # AW_JAVA_OPTS replaces these flags.
-read -r -a java_opts <<< "${AW_JAVA_OPTS:--Xmx160m -XX:+UseSerialGC -XX:MaxMetaspaceSize=128m -XX:ReservedCodeCacheSize=64m -Xss512k}"
+read -r -a java_opts <<< "${AW_JAVA_OPTS:--Xmx128m -XX:+UseSerialGC -XX:MaxMetaspaceSize=128m -XX:ReservedCodeCacheSize=64m -Xss512k}"
 exec "$JAVA_HOME/bin/java" "${java_opts[@]}" -jar "$jar" "$@"
