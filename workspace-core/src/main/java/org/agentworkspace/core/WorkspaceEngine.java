@@ -51,21 +51,27 @@ public final class WorkspaceEngine implements AutoCloseable {
         this.userSecrets = UserSecrets.create(store, secretBox, config.clock());
         this.gitTokens = GitTokens.create(userSecrets);
         this.projects = ProjectRegistry.create(store, config.clock(), config.dataDir(), VcsProviders.load());
-        this.providerCredentials = ProviderCredentialStore.create(store, secretBox, config.clock());
-        this.providers = ProviderManagement.create(config.dataDir(), environment, providerCredentials,
-                name -> Path.of(projects.get(name).path()), config.clock(),
-                ProviderManagement.Settings.fromEnvironment(environment));
-        this.runs = RunEngine.open(store, config.runs(), config.clock());
+        // the history index starts first: its listing runs in the background while the rest of the engine opens
         List<Path> homes = config.historyHomes() != null ? config.historyHomes()
-                : List.of(providers.paths().home());
+                : List.of(org.agentworkspace.core.providers.ProviderPaths.of(config.dataDir(), environment).home());
         this.history = HistoryIndex.create(store, projects, homes, config.clock(), HISTORY_SWEEP);
         if (config.historyIndex()) {
             history.start();
         }
+        try {
+            this.providerCredentials = ProviderCredentialStore.create(store, secretBox, config.clock());
+            this.providers = ProviderManagement.create(config.dataDir(), environment, providerCredentials,
+                    name -> Path.of(projects.get(name).path()), config.clock(),
+                    ProviderManagement.Settings.fromEnvironment(environment));
+            this.runs = RunEngine.open(store, config.runs(), config.clock());
+        } catch (RuntimeException e) {
+            history.close();
+            throw e;
+        }
     }
 
     /** How often the history index lists every history directory again (a backstop to its file watcher). */
-    private static final java.time.Duration HISTORY_SWEEP = java.time.Duration.ofSeconds(3);
+    private static final java.time.Duration HISTORY_SWEEP = java.time.Duration.ofSeconds(5);
 
     /** Opens the engine on its data directory and store, with this process's environment. */
     public static WorkspaceEngine open(EngineConfig config) {

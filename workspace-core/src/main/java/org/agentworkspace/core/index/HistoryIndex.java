@@ -46,7 +46,6 @@ import org.agentworkspace.core.projects.RegisteredProject;
 import org.agentworkspace.core.store.Dialect;
 import org.agentworkspace.core.store.Store;
 import org.jdbi.v3.core.Handle;
-import org.jdbi.v3.core.statement.PreparedBatch;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
@@ -73,9 +72,9 @@ public final class HistoryIndex implements AutoCloseable {
     /** Search totals are counted up to this many matches. */
     public static final int MAX_TOTAL = 10_000;
     /** Matches ranked per search (the newest ones). */
-    static final int RANK_CANDIDATES = 2_000;
+    static final int RANK_CANDIDATES = 1_000;
     static final int MAX_QUERY = 500;
-    private static final int FLUSH_ROWS = 2_000;
+    private static final int FLUSH_ROWS = 5_000;
     private static final long FLUSH_CHARS = 8L * 1024 * 1024;
     private static final int FLUSH_SESSIONS = 200;
     private static final int INSERT_BATCH = 1_000;
@@ -162,14 +161,24 @@ public final class HistoryIndex implements AutoCloseable {
 
     private void listPhase() {
         try {
+            long t0 = System.nanoTime();
             loadKnown();
+            long tLoad = System.nanoTime() - t0;
+            long tDiscover = 0;
+            long tPeek = 0;
+            long tInsert = 0;
             List<SessionFile> toRead = new ArrayList<>();
             Set<String> seen = new HashSet<>();
             for (Path home : homes) {
                 for (HistoryReader reader : readers.all()) {
+                    if (closed) {
+                        return;
+                    }
                     List<SessionFile> files;
+                    long d0 = System.nanoTime();
                     try {
                         files = reader.discover(home);
+                        tDiscover += System.nanoTime() - d0;
                     } catch (IOException | RuntimeException e) {
                         LOG.log(Level.WARNING, "cannot list {0} history under {1}: {2}", reader.provider(), home,
                                 e.toString());
@@ -190,16 +199,23 @@ public final class HistoryIndex implements AutoCloseable {
                     }
                     for (int i = 0; i < fresh.size(); i += INSERT_BATCH) {
                         List<SessionFile> chunk = fresh.subList(i, Math.min(fresh.size(), i + INSERT_BATCH));
+                        long p0 = System.nanoTime();
                         List<Peeked> peeked = chunk.parallelStream().map(this::peek).toList();
+                        long p1 = System.nanoTime();
                         insertSessions(peeked);
+                        tPeek += p1 - p0;
+                        tInsert += System.nanoTime() - p1;
                         toRead.addAll(chunk);
                     }
                 }
             }
-            removeVanished(seen);
+            removeVanished(seen, true);
             listedAt = clock.instant();
             version.incrementAndGet();
-            LOG.log(Level.INFO, "history listed: {0} sessions, {1} to read", known.size(), toRead.size());
+            LOG.log(Level.INFO, "history listed in {0} ms (stored rows {1} ms, discover {2} ms, peek {3} ms, "
+                    + "insert {4} ms): {5} sessions, {6} to read", Duration.between(startedAt, listedAt).toMillis(),
+                    tLoad / 1_000_000, tDiscover / 1_000_000, tPeek / 1_000_000, tInsert / 1_000_000, known.size(),
+                    toRead.size());
             toRead.sort(Comparator.comparing(SessionFile::modified).reversed());
             for (SessionFile f : toRead) {
                 Known kn = known.get(key(f.provider(), f.sessionId()));
@@ -279,33 +295,51 @@ public final class HistoryIndex implements AutoCloseable {
             return;
         }
         List<Known> added = store.write(h -> {
-            PreparedBatch b = h.prepareBatch("INSERT INTO history_sessions (provider, session_id, home, path, size, "
-                    + "mtime, read_offset, corrupt_lines, project_path, project_name, title, title_rank, "
-                    + "first_prompt, created_at, last_activity, message_count, subagent, usage_json) VALUES "
-                    + "(:provider, :sid, :home, :path, :size, :mtime, -1, 0, :pp, :pn, :title, 0, :fp, :created, "
-                    + ":last, 0, :sub, NULL) ON CONFLICT (provider, session_id) DO NOTHING");
-            for (Peeked p : rows) {
-                SessionFile f = p.file();
-                SessionSummary s = p.summary();
-                b.bind("provider", f.provider()).bind("sid", f.sessionId()).bind("home", f.home().toString())
-                        .bind("path", f.path().toString()).bind("size", f.size())
-                        .bind("mtime", f.modified().toEpochMilli()).bind("pp", clean(s.projectPath()))
-                        .bind("pn", projectName(s.projectPath())).bind("title", clean(s.title()))
-                        .bind("fp", clip(s.firstPrompt(), 4000))
-                        .bind("created", s.createdAt() == null ? f.modified().toEpochMilli()
-                                : s.createdAt().toEpochMilli())
-                        .bind("last", f.modified().toEpochMilli()).bind("sub", s.subagent() ? 1 : 0).add();
+            try (java.sql.PreparedStatement ps = h.getConnection().prepareStatement("INSERT INTO history_sessions "
+                    + "(provider, session_id, home, path, size, mtime, read_offset, corrupt_lines, project_path, "
+                    + "project_name, title, title_rank, first_prompt, created_at, last_activity, message_count, "
+                    + "subagent, usage_json) VALUES (?, ?, ?, ?, ?, ?, -1, 0, ?, ?, ?, 0, ?, ?, ?, 0, ?, NULL) "
+                    + "ON CONFLICT (provider, session_id) DO NOTHING")) {
+                for (Peeked p : rows) {
+                    SessionFile f = p.file();
+                    SessionSummary s = p.summary();
+                    long mtime = f.modified().toEpochMilli();
+                    ps.setString(1, f.provider());
+                    ps.setString(2, f.sessionId());
+                    ps.setString(3, f.home().toString());
+                    ps.setString(4, f.path().toString());
+                    ps.setLong(5, f.size());
+                    ps.setLong(6, mtime);
+                    ps.setString(7, clean(s.projectPath()));
+                    ps.setString(8, projectName(s.projectPath()));
+                    ps.setString(9, clean(s.title()));
+                    ps.setString(10, clip(s.firstPrompt(), 4000));
+                    ps.setLong(11, s.createdAt() == null ? mtime : s.createdAt().toEpochMilli());
+                    ps.setLong(12, mtime);
+                    ps.setInt(13, s.subagent() ? 1 : 0);
+                    ps.addBatch();
+                }
+                ps.executeBatch();
+            } catch (java.sql.SQLException e) {
+                throw new IllegalStateException("writing history sessions failed", e);
             }
-            b.execute();
             List<Known> out = new ArrayList<>();
+            Map<String, List<SessionFile>> byProvider = new HashMap<>();
             for (Peeked p : rows) {
-                SessionFile f = p.file();
-                h.createQuery("SELECT id, size, mtime, read_offset, path FROM history_sessions WHERE provider = :p "
-                        + "AND session_id = :s").bind("p", f.provider()).bind("s", f.sessionId())
-                        .map((rs, ctx) -> new Known(rs.getLong("id"), f.provider(), f.sessionId(), f.home(),
-                                rs.getString("path"), rs.getLong("size"), rs.getLong("mtime"),
-                                rs.getLong("read_offset"), 0))
-                        .findOne().ifPresent(out::add);
+                byProvider.computeIfAbsent(p.file().provider(), x -> new ArrayList<>()).add(p.file());
+            }
+            for (Map.Entry<String, List<SessionFile>> e : byProvider.entrySet()) {
+                Map<String, SessionFile> bySid = new HashMap<>();
+                e.getValue().forEach(f -> bySid.put(f.sessionId(), f));
+                h.createQuery("SELECT id, session_id, size, mtime, read_offset, path FROM history_sessions WHERE "
+                                + "provider = :p AND session_id IN (<ids>)").bind("p", e.getKey())
+                        .bindList("ids", new ArrayList<>(bySid.keySet()))
+                        .map((rs, ctx) -> {
+                            SessionFile f = bySid.get(rs.getString("session_id"));
+                            return new Known(rs.getLong("id"), f.provider(), f.sessionId(), f.home(),
+                                    rs.getString("path"), rs.getLong("size"), rs.getLong("mtime"),
+                                    rs.getLong("read_offset"), 0);
+                        }).forEach(out::add);
             }
             return out;
         });
@@ -315,11 +349,22 @@ public final class HistoryIndex implements AutoCloseable {
         version.incrementAndGet();
     }
 
-    private void removeVanished(Set<String> seen) {
+    /**
+     * Drops sessions not found by a full listing. At start-up this includes sessions of homes no longer configured;
+     * a sweep (which runs while the watcher adds sessions) drops a file session only when its file is gone.
+     */
+    private void removeVanished(Set<String> seen, boolean startup) {
         List<Known> gone = new ArrayList<>();
         for (Map.Entry<String, Known> e : known.entrySet()) {
-            if (!seen.contains(e.getKey()) && homes.contains(e.getValue().home())) {
-                gone.add(e.getValue());
+            Known k = e.getValue();
+            if (startup && !homes.contains(k.home())) {
+                gone.add(k);
+            } else if (!seen.contains(e.getKey()) && homes.contains(k.home())) {
+                boolean fileGone = HistoryProviders.OPENCODE.equals(k.provider())
+                        || !Files.exists(Path.of(k.path()), LinkOption.NOFOLLOW_LINKS);
+                if (startup || fileGone) {
+                    gone.add(k);
+                }
             }
         }
         removeSessions(gone);
@@ -431,7 +476,7 @@ public final class HistoryIndex implements AutoCloseable {
                     }
                 }
             }
-            removeVanished(seen);
+            removeVanished(seen, false);
             if (watcher != null) {
                 watcher.registerMissingRoots();
             }
@@ -519,15 +564,26 @@ public final class HistoryIndex implements AutoCloseable {
         long offset = kn.offset();
         boolean rewrite = offset > 0 && FILE_PROVIDERS.contains(f.provider()) && f.size() < offset;
         long from = offset < 0 || rewrite ? 0 : offset;
-        if (from == 0 && offset >= 0) {
+        if (from == 0) {
+            // a first read, a rewrite, or a first read cut short earlier: start from an empty session
             batch.ops.add(new DropMessages(key));
         }
         SessionFacts base = from > 0 ? loadFacts(key, f.provider()) : null;
         long[] position = {from > 0 ? nextPosition(key) : 0};
+        // providers that deliver an id again (an updated message): id -> position of this session's messages
+        Map<String, Long> ids = redelivers(f) ? (from > 0 ? loadIds(key) : new HashMap<>()) : null;
         HistorySink sink = new HistorySink() {
             @Override
             public void accept(HistoryMessage m) {
-                batch.add(new InsertMessage(key, position[0]++, m));
+                Long at = ids == null ? null : ids.get(m.id());
+                if (at != null) {
+                    batch.add(new UpdateMessage(key, at, m));
+                } else {
+                    if (ids != null) {
+                        ids.put(m.id(), position[0]);
+                    }
+                    batch.add(new InsertMessage(key, position[0]++, m));
+                }
                 if (batch.full()) {
                     flush(batch);
                 }
@@ -536,6 +592,9 @@ public final class HistoryIndex implements AutoCloseable {
             @Override
             public void reset() {
                 batch.ops.add(new DropMessages(key));
+                if (ids != null) {
+                    ids.clear();
+                }
             }
         };
         ReadResult r;
@@ -561,15 +620,36 @@ public final class HistoryIndex implements AutoCloseable {
                 .findOne().orElse(SessionFacts.EMPTY));
     }
 
+    /** Whether the reader may deliver a message id again in place of the earlier message (HistorySink contract). */
+    private static boolean redelivers(SessionFile f) {
+        return HistoryProviders.GEMINI.equals(f.provider()) || HistoryProviders.OPENCODE.equals(f.provider())
+                || HistoryProviders.CURSOR.equals(f.provider())
+                || (HistoryProviders.QWEN.equals(f.provider()) && f.path().toString().contains("/.qwen/tmp/"));
+    }
+
+    private Map<String, Long> loadIds(long key) {
+        Map<String, Long> out = new HashMap<>();
+        store.read(h -> {
+            h.createQuery("SELECT msg_id, position FROM history_messages WHERE session_key = :k").bind("k", key)
+                    .map((rs, ctx) -> out.put(rs.getString(1), rs.getLong(2))).forEach(x -> {
+                    });
+            return null;
+        });
+        return out;
+    }
+
     private long nextPosition(long key) {
         return store.read(h -> h.createQuery("SELECT COALESCE(MAX(position) + 1, 0) FROM history_messages "
                 + "WHERE session_key = :k").bind("k", key).mapTo(Long.class).one());
     }
 
-    private sealed interface Op permits InsertMessage, DropMessages, Done {
+    private sealed interface Op permits InsertMessage, UpdateMessage, DropMessages, Done {
     }
 
     private record InsertMessage(long key, long position, HistoryMessage m) implements Op {
+    }
+
+    private record UpdateMessage(long key, long position, HistoryMessage m) implements Op {
     }
 
     private record DropMessages(long key) implements Op {
@@ -586,10 +666,10 @@ public final class HistoryIndex implements AutoCloseable {
         long chars;
         int sessions;
 
-        void add(InsertMessage m) {
-            ops.add(m);
+        void add(Op op) {
+            ops.add(op);
             rows++;
-            HistoryMessage msg = m.m();
+            HistoryMessage msg = op instanceof InsertMessage i ? i.m() : ((UpdateMessage) op).m();
             chars += msg.text().length() + len(msg.toolOutput()) + len(msg.toolInputJson());
         }
 
@@ -602,13 +682,13 @@ public final class HistoryIndex implements AutoCloseable {
         }
     }
 
-    private static final String UPSERT = "INSERT INTO history_messages (session_key, position, msg_id, role, kind, "
-            + "text, tool_name, tool_call_id, tool_input, tool_output, tool_error, ts, usage_json) VALUES (:k, :pos, "
-            + ":id, :role, :kind, :text, :tn, :tc, :ti, :to, :te, :ts, :u) ON CONFLICT (session_key, msg_id) DO "
-            + "UPDATE SET role = excluded.role, kind = excluded.kind, text = excluded.text, tool_name = "
-            + "excluded.tool_name, tool_call_id = excluded.tool_call_id, tool_input = excluded.tool_input, "
-            + "tool_output = excluded.tool_output, tool_error = excluded.tool_error, ts = excluded.ts, "
-            + "usage_json = excluded.usage_json";
+    // plain JDBC batches for the bulk of the work (parameters 1-11 are the message, 12-13 the session and position)
+    private static final String INSERT = "INSERT INTO history_messages (msg_id, role, kind, text, tool_name, "
+            + "tool_call_id, tool_input, tool_output, tool_error, ts, usage_json, session_key, position) VALUES "
+            + "(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)";
+    private static final String UPDATE = "UPDATE history_messages SET msg_id = ?, role = ?, kind = ?, text = ?, "
+            + "tool_name = ?, tool_call_id = ?, tool_input = ?, tool_output = ?, tool_error = ?, ts = ?, "
+            + "usage_json = ? WHERE session_key = ? AND position = ?";
 
     private void flush(Batch batch) {
         if (batch.ops.isEmpty()) {
@@ -627,32 +707,52 @@ public final class HistoryIndex implements AutoCloseable {
         List<Known> updated = new ArrayList<>();
         long[] corruptAdded = {0};
         store.write(h -> {
-            PreparedBatch insert = null;
-            for (Op op : ops) {
-                if (op instanceof InsertMessage im) {
-                    if (insert == null) {
-                        insert = h.prepareBatch(UPSERT);
+            java.sql.Connection c = h.getConnection();
+            java.sql.PreparedStatement batchStmt = null;
+            boolean inserting = false;
+            try {
+                for (Op op : ops) {
+                    boolean isInsert = op instanceof InsertMessage;
+                    if (op instanceof InsertMessage || op instanceof UpdateMessage) {
+                        if (batchStmt != null && inserting != isInsert) {
+                            batchStmt.executeBatch();
+                            batchStmt.close();
+                            batchStmt = null;
+                        }
+                        if (batchStmt == null) {
+                            batchStmt = c.prepareStatement(isInsert ? INSERT : UPDATE);
+                            inserting = isInsert;
+                        }
+                        if (op instanceof InsertMessage im) {
+                            bindMessage(batchStmt, im.key(), im.position(), im.m());
+                        } else {
+                            UpdateMessage um = (UpdateMessage) op;
+                            bindMessage(batchStmt, um.key(), um.position(), um.m());
+                        }
+                        continue;
                     }
-                    bindMessage(insert, im);
-                    continue;
-                }
-                if (insert != null) {
-                    insert.execute();
-                    insert = null;
-                }
-                if (op instanceof DropMessages d) {
-                    h.createUpdate("DELETE FROM history_messages WHERE session_key = :k").bind("k", d.key())
-                            .execute();
-                } else if (op instanceof Done d) {
-                    Known k = writeDone(h, d);
-                    if (k != null) {
-                        updated.add(k);
-                        corruptAdded[0] += d.corrupt();
+                    if (batchStmt != null) {
+                        batchStmt.executeBatch();
+                        batchStmt.close();
+                        batchStmt = null;
+                    }
+                    if (op instanceof DropMessages d) {
+                        h.createUpdate("DELETE FROM history_messages WHERE session_key = :k").bind("k", d.key())
+                                .execute();
+                    } else if (op instanceof Done d) {
+                        Known k = writeDone(h, d);
+                        if (k != null) {
+                            updated.add(k);
+                            corruptAdded[0] += d.corrupt();
+                        }
                     }
                 }
-            }
-            if (insert != null) {
-                insert.execute();
+                if (batchStmt != null) {
+                    batchStmt.executeBatch();
+                    batchStmt.close();
+                }
+            } catch (java.sql.SQLException e) {
+                throw new IllegalStateException("writing history messages failed", e);
             }
             return null;
         });
@@ -665,14 +765,26 @@ public final class HistoryIndex implements AutoCloseable {
         batch.keys.removeAll(done);
     }
 
-    private static void bindMessage(PreparedBatch b, InsertMessage im) {
-        HistoryMessage m = im.m();
-        b.bind("k", im.key()).bind("pos", im.position()).bind("id", clean(m.id())).bind("role", m.role())
-                .bind("kind", m.kind()).bind("text", clean(m.text())).bind("tn", clean(m.toolName()))
-                .bind("tc", clean(m.toolCallId())).bind("ti", clean(m.toolInputJson()))
-                .bind("to", clean(m.toolOutput())).bind("te", m.toolError() ? 1 : 0)
-                .bind("ts", m.timestamp() == null ? null : m.timestamp().toEpochMilli())
-                .bind("u", usageJson(m.usage())).add();
+    private static void bindMessage(java.sql.PreparedStatement ps, long key, long position, HistoryMessage m)
+            throws java.sql.SQLException {
+        ps.setString(1, clean(m.id()));
+        ps.setString(2, m.role());
+        ps.setString(3, m.kind());
+        ps.setString(4, clean(m.text()));
+        ps.setString(5, clean(m.toolName()));
+        ps.setString(6, clean(m.toolCallId()));
+        ps.setString(7, clean(m.toolInputJson()));
+        ps.setString(8, clean(m.toolOutput()));
+        ps.setInt(9, m.toolError() ? 1 : 0);
+        if (m.timestamp() == null) {
+            ps.setNull(10, java.sql.Types.BIGINT);
+        } else {
+            ps.setLong(10, m.timestamp().toEpochMilli());
+        }
+        ps.setString(11, usageJson(m.usage()));
+        ps.setLong(12, key);
+        ps.setLong(13, position);
+        ps.addBatch();
     }
 
     private Known writeDone(Handle h, Done d) {
@@ -1055,6 +1167,18 @@ public final class HistoryIndex implements AutoCloseable {
         if (!FILE_PROVIDERS.contains(row.provider())) {
             throw new WorkspaceException.Conflict(HistoryErrorCodes.SESSION_DELETE_UNSUPPORTED, row.provider()
                     + " keeps sessions in a shared database, which the service does not modify");
+        }
+        // stop indexing it first: a reader still holding its messages would write them after the delete
+        known.remove(key(row.provider(), row.sessionId()));
+        pending.remove(row.key());
+        long until = System.nanoTime() + 5_000_000_000L;
+        while (running.contains(row.key()) && System.nanoTime() < until) {
+            try {
+                Thread.sleep(5);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                break;
+            }
         }
         Path file = Path.of(row.path());
         Path root = row.home().resolve(switch (row.provider()) {

@@ -333,6 +333,23 @@ abstract class AbstractHistoryIndexTest {
     }
 
     @Test
+    void aSessionFileRemovedOnDiskLeavesTheIndexAndAnotherHomeReplacesTheOld() throws Exception {
+        String sid = claudeToolSession();
+        Files.delete(file("claude", sid).path());
+        poll("the removed session gone", Duration.ofSeconds(7), () -> index().projectSessions(projectName()).stream()
+                .noneMatch(x -> x.sessionId().equals(sid)));
+        // restart on another (empty) home: the old home's sessions are dropped
+        engine.close();
+        Path other = Files.createDirectories(tmp.resolve("empty-home"));
+        engine = WorkspaceEngine.open(EngineConfig.create(dataDir).withJdbcUrl(url).withHistoryHomes(List.of(other)),
+                Map.of("HOME", tmp.resolve("other-home").toString()));
+        assertTrue(index().awaitIdle(Duration.ofSeconds(30)));
+        assertEquals(List.of(), index().projects());
+        assertEquals(0, index().status().sessions());
+        assertEquals(0, index().search("hello", null, 10).total());
+    }
+
+    @Test
     void aNewSessionFileIsFoundByTheWatcher() throws Exception {
         Path dir = home.resolve(".claude/projects/-new-folder");
         Files.createDirectories(dir);

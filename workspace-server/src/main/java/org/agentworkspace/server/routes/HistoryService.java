@@ -1,7 +1,5 @@
 package org.agentworkspace.server.routes;
 
-import com.fasterxml.jackson.databind.JsonNode;
-
 import org.agentworkspace.api.Scope;
 import org.agentworkspace.api.WorkspaceException;
 import org.agentworkspace.api.history.HistoryProviders;
@@ -48,7 +46,7 @@ public final class HistoryService extends ApiService {
     }
 
     private void rename(Call call) {
-        JsonNode body = call.body(); // the entity can be read once
+        com.fasterxml.jackson.databind.JsonNode body = call.body();
         String title = Call.requiredString(body, "title");
         String provider = Call.optionalString(body, "provider").orElse(null);
         checkProvider(provider);

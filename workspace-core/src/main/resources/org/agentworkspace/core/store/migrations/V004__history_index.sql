@@ -26,8 +26,9 @@ CREATE TABLE history_sessions (
 );
 CREATE INDEX history_sessions_project ON history_sessions (project_name, last_activity);
 
--- Messages in HistoryMessage shape; position orders them (gaps allowed: an id delivered again keeps its first
--- position).
+-- Messages in HistoryMessage shape; position orders them (gaps allowed). No index on msg_id: ids are unique per
+-- read for most providers, and the index keeps an id -> position map while reading those that deliver an id again
+-- (gemini, opencode), updating the row by (session_key, position).
 CREATE TABLE history_messages (
     id ${ID},
     session_key BIGINT NOT NULL REFERENCES history_sessions (id) ON DELETE CASCADE,
@@ -42,8 +43,7 @@ CREATE TABLE history_messages (
     tool_output TEXT,
     tool_error INTEGER NOT NULL,
     ts BIGINT,
-    usage_json TEXT,
-    UNIQUE (session_key, msg_id)
+    usage_json TEXT
 );
 CREATE INDEX history_messages_position ON history_messages (session_key, position);
 
@@ -68,6 +68,9 @@ CREATE TABLE history_project_overrides (
 -- Full text over the message text.
 -- @sqlite
 CREATE VIRTUAL TABLE history_fts USING fts5(text, content='history_messages', content_rowid='id', tokenize='unicode61');
+-- fewer, larger segments while bulk indexing: merge 8 segments at a time, flush pending terms at 8 MiB
+INSERT INTO history_fts (history_fts, rank) VALUES ('automerge', 8);
+INSERT INTO history_fts (history_fts, rank) VALUES ('hashsize', 8388608);
 CREATE TRIGGER history_messages_ai AFTER INSERT ON history_messages WHEN new.text <> '' BEGIN INSERT INTO history_fts (rowid, text) VALUES (new.id, new.text); END;
 CREATE TRIGGER history_messages_ad AFTER DELETE ON history_messages WHEN old.text <> '' BEGIN INSERT INTO history_fts (history_fts, rowid, text) VALUES ('delete', old.id, old.text); END;
 CREATE TRIGGER history_messages_au AFTER UPDATE OF text ON history_messages BEGIN INSERT INTO history_fts (history_fts, rowid, text) SELECT 'delete', old.id, old.text WHERE old.text <> ''; INSERT INTO history_fts (rowid, text) SELECT new.id, new.text WHERE new.text <> ''; END;
