@@ -53,9 +53,9 @@ public class HistoryIndexBench {
             port = s.getLocalPort();
         }
         base = "http://127.0.0.1:" + port;
-        System.out.printf(Locale.ROOT, "HOME %s: %,d sessions %s, %,d lines, %,d bytes; data dir %s%n", home,
-                sessions, manifest.get("sessionsByProvider"), manifest.get("lines").asLong(),
-                manifest.get("bytes").asLong(), data);
+        System.out.printf(Locale.ROOT, "HOME %s: %,d sessions %s, %,d lines, %,d bytes; data dir %s; server JVM "
+                + "options: %s%n", home, sessions, manifest.get("sessionsByProvider"), manifest.get("lines").asLong(),
+                manifest.get("bytes").asLong(), data, System.getenv().getOrDefault("AW_BENCH_JAVA_OPTS", "(none)"));
 
         // ---- (a) fresh data dir
         long t0 = System.nanoTime();
