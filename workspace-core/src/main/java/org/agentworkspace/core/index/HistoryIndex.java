@@ -551,6 +551,8 @@ public final class HistoryIndex implements AutoCloseable {
         if (readyAt == null && listedAt != null && pending.isEmpty() && running.isEmpty()) {
             readyAt = clock.instant();
             LOG.log(Level.INFO, "history index ready: {0} sessions", known.size());
+            // indexing is over: let a collector that shrinks the heap (scripts/run.sh) give the memory back
+            System.gc();
         }
     }
 
