@@ -551,6 +551,8 @@ public final class HistoryIndex implements AutoCloseable {
         if (readyAt == null && listedAt != null && pending.isEmpty() && running.isEmpty()) {
             readyAt = clock.instant();
             LOG.log(Level.INFO, "history index ready: {0} sessions", known.size());
+            // indexing is over: let a collector that shrinks the heap (scripts/run.sh) give the memory back
+            System.gc();
         }
     }
 
@@ -1280,9 +1282,14 @@ public final class HistoryIndex implements AutoCloseable {
                     + " WHERE history_fts MATCH :q" + pf + " LIMIT " + MAX_TOTAL + ") x").bindMap(binds)
                     .mapTo(Integer.class).one();
             List<SearchHit> hits = new ArrayList<>();
+            // bm25 reads the whole doclist of every term (its document frequency): for a query matching more than
+            // MAX_TOTAL messages relevance hardly separates them, so the newest matches come first (score 0)
+            boolean common = total >= MAX_TOTAL;
+            String score = common ? "0.0" : "bm25(history_fts)";
+            int candidates = common ? limit : RANK_CANDIDATES;
             h.createQuery("SELECT " + HIT_COLUMNS + ", c.rid, c.score FROM (SELECT history_fts.rowid AS rid, "
-                    + "bm25(history_fts) AS score FROM history_fts" + join + " WHERE history_fts MATCH :q" + pf
-                    + " ORDER BY history_fts.rowid DESC LIMIT " + RANK_CANDIDATES + ") c JOIN history_messages m ON "
+                    + score + " AS score FROM history_fts" + join + " WHERE history_fts MATCH :q" + pf
+                    + " ORDER BY history_fts.rowid DESC LIMIT " + candidates + ") c JOIN history_messages m ON "
                     + "m.id = c.rid JOIN history_sessions s ON s.id = m.session_key LEFT JOIN "
                     + "history_session_overrides o ON o.provider = s.provider AND o.session_id = s.session_id "
                     + "ORDER BY c.score, c.rid DESC LIMIT :lim").bindMap(binds).bind("lim", limit)
@@ -1316,8 +1323,9 @@ public final class HistoryIndex implements AutoCloseable {
                     + " LIMIT " + MAX_TOTAL + ") x").bindMap(binds).mapTo(Integer.class).one();
             List<SearchHit> hits = h.createQuery("SELECT " + HIT_COLUMNS + ", ts_headline('simple', left(m.text, "
                     + "200000), websearch_to_tsquery('simple', :q), 'StartSel=«, StopSel=», MaxWords=24, MinWords=8') "
-                    + "AS snip, c.score FROM (SELECT m.id, ts_rank(m.text_search, websearch_to_tsquery('simple', :q)) "
-                    + "AS score FROM history_messages m JOIN history_sessions s ON s.id = m.session_key WHERE "
+                    + "AS snip, c.score FROM (SELECT m.id, " + (total >= MAX_TOTAL ? "0.0"
+                    : "ts_rank(m.text_search, websearch_to_tsquery('simple', :q))")
+                    + " AS score FROM history_messages m JOIN history_sessions s ON s.id = m.session_key WHERE "
                     + "m.text_search @@ websearch_to_tsquery('simple', :q)" + pf + " ORDER BY score DESC, m.id DESC "
                     + "LIMIT :lim) c JOIN history_messages m ON m.id = c.id JOIN history_sessions s ON s.id = "
                     + "m.session_key LEFT JOIN history_session_overrides o ON o.provider = s.provider AND "
