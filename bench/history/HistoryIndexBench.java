@@ -80,6 +80,8 @@ public class HistoryIndexBench {
             RESULTS.put("(a) peak RSS while listing+indexing (VmHWM)", mb(hwm.get()));
             Thread.sleep(5_000);
             RESULTS.put("(a) RSS after 5 s idle (VmRSS)", mb(status(server.pid(), "VmRSS")));
+            Thread.sleep(25_000);
+            RESULTS.put("(a) RSS after 30 s idle (VmRSS)", mb(status(server.pid(), "VmRSS")));
             RESULTS.put("(a) data dir size after indexing", mb(du(data) / 1024));
 
             // ---- (c) warm latencies

@@ -26,8 +26,10 @@ if [ ! -f "$home/aw-historygen-manifest.json" ]; then
     rm -rf "$home"
     mv "$home.partial" "$home"
 fi
-# the flags scripts/run.sh uses (keep in step with it)
-AW_BENCH_JAVA_OPTS=${AW_BENCH_JAVA_OPTS:--Xmx128m -XX:+UseSerialGC -XX:MaxMetaspaceSize=128m -XX:ReservedCodeCacheSize=64m -Xss512k}
-export AW_BENCH_JAVA_OPTS
+# the flags and malloc setting scripts/run.sh starts the server with (read from it, so they stay in step)
+run_opts=$(sed -n 's/.*AW_JAVA_OPTS:-\([^}]*\)}.*/\1/p' scripts/run.sh | head -n 1)
+AW_BENCH_JAVA_OPTS=${AW_BENCH_JAVA_OPTS:-$run_opts}
+MALLOC_ARENA_MAX=${MALLOC_ARENA_MAX:-$(sed -n 's/.*MALLOC_ARENA_MAX:-\([0-9]*\)}.*/\1/p' scripts/run.sh | head -n 1)}
+export AW_BENCH_JAVA_OPTS MALLOC_ARENA_MAX
 exec "$JAVA_HOME/bin/java" -cp "$runner" bench/history/HistoryIndexBench.java \
     workspace-server/target/workspace-server.jar "$home" "$@"
