@@ -53,9 +53,9 @@ public class HistoryIndexBench {
             port = s.getLocalPort();
         }
         base = "http://127.0.0.1:" + port;
-        System.out.printf(Locale.ROOT, "HOME %s: %,d sessions %s, %,d lines, %,d bytes; data dir %s%n", home,
-                sessions, manifest.get("sessionsByProvider"), manifest.get("lines").asLong(),
-                manifest.get("bytes").asLong(), data);
+        System.out.printf(Locale.ROOT, "HOME %s: %,d sessions %s, %,d lines, %,d bytes; data dir %s; server JVM "
+                + "options: %s%n", home, sessions, manifest.get("sessionsByProvider"), manifest.get("lines").asLong(),
+                manifest.get("bytes").asLong(), data, System.getenv().getOrDefault("AW_BENCH_JAVA_OPTS", "(none)"));
 
         // ---- (a) fresh data dir
         long t0 = System.nanoTime();
@@ -80,6 +80,8 @@ public class HistoryIndexBench {
             RESULTS.put("(a) peak RSS while listing+indexing (VmHWM)", mb(hwm.get()));
             Thread.sleep(5_000);
             RESULTS.put("(a) RSS after 5 s idle (VmRSS)", mb(status(server.pid(), "VmRSS")));
+            Thread.sleep(25_000);
+            RESULTS.put("(a) RSS after 30 s idle (VmRSS)", mb(status(server.pid(), "VmRSS")));
             RESULTS.put("(a) data dir size after indexing", mb(du(data) / 1024));
 
             // ---- (c) warm latencies

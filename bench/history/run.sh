@@ -3,7 +3,8 @@
 # docs/benchmarks.md "History index (2 GB)").
 # Usage: bench/history/run.sh [requests=50]
 # Environment: AW_BENCH_SEED (42), AW_BENCH_BYTES (2g), AW_BENCH_SESSIONS (10000), AW_BENCH_PROJECTS (100),
-#              AW_BENCH_CACHE (~/.cache/agent-workspace), AW_BENCH_JAVA_OPTS (extra JVM options for the server).
+#              AW_BENCH_CACHE (~/.cache/agent-workspace), AW_BENCH_JAVA_OPTS (the server's JVM options; default
+#              the flags scripts/run.sh starts the server with; set it to " " for the JVM's defaults).
 set -eu
 cd "$(dirname "$0")/../.."
 JAVA_HOME=${JAVA_HOME:-/usr/lib/jvm/temurin-25-jdk-amd64}
@@ -25,5 +26,10 @@ if [ ! -f "$home/aw-historygen-manifest.json" ]; then
     rm -rf "$home"
     mv "$home.partial" "$home"
 fi
+# the flags and malloc setting scripts/run.sh starts the server with (read from it, so they stay in step)
+run_opts=$(sed -n 's/.*AW_JAVA_OPTS:-\([^}]*\)}.*/\1/p' scripts/run.sh | head -n 1)
+AW_BENCH_JAVA_OPTS=${AW_BENCH_JAVA_OPTS:-$run_opts}
+MALLOC_ARENA_MAX=${MALLOC_ARENA_MAX:-$(sed -n 's/.*MALLOC_ARENA_MAX:-\([0-9]*\)}.*/\1/p' scripts/run.sh | head -n 1)}
+export AW_BENCH_JAVA_OPTS MALLOC_ARENA_MAX
 exec "$JAVA_HOME/bin/java" -cp "$runner" bench/history/HistoryIndexBench.java \
     workspace-server/target/workspace-server.jar "$home" "$@"

@@ -56,18 +56,24 @@ public final class WorkspaceEngine implements AutoCloseable {
         this.userSecrets = UserSecrets.create(store, secretBox, config.clock());
         this.gitTokens = GitTokens.create(userSecrets);
         this.projects = ProjectRegistry.create(store, config.clock(), config.dataDir(), VcsProviders.load());
-        this.providerCredentials = ProviderCredentialStore.create(store, secretBox, config.clock());
-        this.providers = ProviderManagement.create(config.dataDir(), environment, providerCredentials,
-                name -> Path.of(projects.get(name).path()), config.clock(),
-                ProviderManagement.Settings.fromEnvironment(environment));
-        this.runs = RunEngine.open(store, config.runs(), config.clock());
-        this.settings = UserSettings.create(store, config.clock());
-        this.tasks = Tasks.create(store, config.clock(), Duration.ofSeconds(60));
+        // the history index starts first: its listing runs in the background while the rest of the engine opens
         List<Path> homes = config.historyHomes() != null ? config.historyHomes()
-                : List.of(providers.paths().home());
+                : List.of(org.agentworkspace.core.providers.ProviderPaths.of(config.dataDir(), environment).home());
         this.history = HistoryIndex.create(store, projects, homes, config.clock(), HISTORY_SWEEP);
         if (config.historyIndex()) {
             history.start();
+        }
+        try {
+            this.providerCredentials = ProviderCredentialStore.create(store, secretBox, config.clock());
+            this.providers = ProviderManagement.create(config.dataDir(), environment, providerCredentials,
+                    name -> Path.of(projects.get(name).path()), config.clock(),
+                    ProviderManagement.Settings.fromEnvironment(environment));
+            this.runs = RunEngine.open(store, config.runs(), config.clock());
+            this.settings = UserSettings.create(store, config.clock());
+            this.tasks = Tasks.create(store, config.clock(), Duration.ofSeconds(60));
+        } catch (RuntimeException e) {
+            history.close();
+            throw e;
         }
     }
 

@@ -95,7 +95,7 @@ abstract class JsonlHistoryReader implements HistoryReader {
     }
 
     /** Chunk size of head-only peeks (most heads are complete within the first few lines). */
-    static final int PEEK_CHUNK = 32 * 1024;
+    static final int PEEK_CHUNK = 8 * 1024;
 
     /**
      * Reads lines starting at {@code start}. {@code align}: start is not known to be a line start, so the rest of

@@ -46,7 +46,6 @@ import org.agentworkspace.core.projects.RegisteredProject;
 import org.agentworkspace.core.store.Dialect;
 import org.agentworkspace.core.store.Store;
 import org.jdbi.v3.core.Handle;
-import org.jdbi.v3.core.statement.PreparedBatch;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
@@ -210,7 +209,7 @@ public final class HistoryIndex implements AutoCloseable {
                     }
                 }
             }
-            removeVanished(seen);
+            removeVanished(seen, true);
             listedAt = clock.instant();
             version.incrementAndGet();
             LOG.log(Level.INFO, "history listed in {0} ms (stored rows {1} ms, discover {2} ms, peek {3} ms, "
@@ -296,24 +295,34 @@ public final class HistoryIndex implements AutoCloseable {
             return;
         }
         List<Known> added = store.write(h -> {
-            PreparedBatch b = h.prepareBatch("INSERT INTO history_sessions (provider, session_id, home, path, size, "
-                    + "mtime, read_offset, corrupt_lines, project_path, project_name, title, title_rank, "
-                    + "first_prompt, created_at, last_activity, message_count, subagent, usage_json) VALUES "
-                    + "(:provider, :sid, :home, :path, :size, :mtime, -1, 0, :pp, :pn, :title, 0, :fp, :created, "
-                    + ":last, 0, :sub, NULL) ON CONFLICT (provider, session_id) DO NOTHING");
-            for (Peeked p : rows) {
-                SessionFile f = p.file();
-                SessionSummary s = p.summary();
-                b.bind("provider", f.provider()).bind("sid", f.sessionId()).bind("home", f.home().toString())
-                        .bind("path", f.path().toString()).bind("size", f.size())
-                        .bind("mtime", f.modified().toEpochMilli()).bind("pp", clean(s.projectPath()))
-                        .bind("pn", projectName(s.projectPath())).bind("title", clean(s.title()))
-                        .bind("fp", clip(s.firstPrompt(), 4000))
-                        .bind("created", s.createdAt() == null ? f.modified().toEpochMilli()
-                                : s.createdAt().toEpochMilli())
-                        .bind("last", f.modified().toEpochMilli()).bind("sub", s.subagent() ? 1 : 0).add();
+            try (java.sql.PreparedStatement ps = h.getConnection().prepareStatement("INSERT INTO history_sessions "
+                    + "(provider, session_id, home, path, size, mtime, read_offset, corrupt_lines, project_path, "
+                    + "project_name, title, title_rank, first_prompt, created_at, last_activity, message_count, "
+                    + "subagent, usage_json) VALUES (?, ?, ?, ?, ?, ?, -1, 0, ?, ?, ?, 0, ?, ?, ?, 0, ?, NULL) "
+                    + "ON CONFLICT (provider, session_id) DO NOTHING")) {
+                for (Peeked p : rows) {
+                    SessionFile f = p.file();
+                    SessionSummary s = p.summary();
+                    long mtime = f.modified().toEpochMilli();
+                    ps.setString(1, f.provider());
+                    ps.setString(2, f.sessionId());
+                    ps.setString(3, f.home().toString());
+                    ps.setString(4, f.path().toString());
+                    ps.setLong(5, f.size());
+                    ps.setLong(6, mtime);
+                    ps.setString(7, clean(s.projectPath()));
+                    ps.setString(8, projectName(s.projectPath()));
+                    ps.setString(9, clean(s.title()));
+                    ps.setString(10, clip(s.firstPrompt(), 4000));
+                    ps.setLong(11, s.createdAt() == null ? mtime : s.createdAt().toEpochMilli());
+                    ps.setLong(12, mtime);
+                    ps.setInt(13, s.subagent() ? 1 : 0);
+                    ps.addBatch();
+                }
+                ps.executeBatch();
+            } catch (java.sql.SQLException e) {
+                throw new IllegalStateException("writing history sessions failed", e);
             }
-            b.execute();
             List<Known> out = new ArrayList<>();
             Map<String, List<SessionFile>> byProvider = new HashMap<>();
             for (Peeked p : rows) {
@@ -340,11 +349,22 @@ public final class HistoryIndex implements AutoCloseable {
         version.incrementAndGet();
     }
 
-    private void removeVanished(Set<String> seen) {
+    /**
+     * Drops sessions not found by a full listing. At start-up this includes sessions of homes no longer configured;
+     * a sweep (which runs while the watcher adds sessions) drops a file session only when its file is gone.
+     */
+    private void removeVanished(Set<String> seen, boolean startup) {
         List<Known> gone = new ArrayList<>();
         for (Map.Entry<String, Known> e : known.entrySet()) {
-            if (!seen.contains(e.getKey()) && homes.contains(e.getValue().home())) {
-                gone.add(e.getValue());
+            Known k = e.getValue();
+            if (startup && !homes.contains(k.home())) {
+                gone.add(k);
+            } else if (!seen.contains(e.getKey()) && homes.contains(k.home())) {
+                boolean fileGone = HistoryProviders.OPENCODE.equals(k.provider())
+                        || !Files.exists(Path.of(k.path()), LinkOption.NOFOLLOW_LINKS);
+                if (startup || fileGone) {
+                    gone.add(k);
+                }
             }
         }
         removeSessions(gone);
@@ -456,7 +476,7 @@ public final class HistoryIndex implements AutoCloseable {
                     }
                 }
             }
-            removeVanished(seen);
+            removeVanished(seen, false);
             if (watcher != null) {
                 watcher.registerMissingRoots();
             }
@@ -531,6 +551,8 @@ public final class HistoryIndex implements AutoCloseable {
         if (readyAt == null && listedAt != null && pending.isEmpty() && running.isEmpty()) {
             readyAt = clock.instant();
             LOG.log(Level.INFO, "history index ready: {0} sessions", known.size());
+            // indexing is over: let a collector that shrinks the heap (scripts/run.sh) give the memory back
+            System.gc();
         }
     }
 
@@ -1148,6 +1170,18 @@ public final class HistoryIndex implements AutoCloseable {
             throw new WorkspaceException.Conflict(HistoryErrorCodes.SESSION_DELETE_UNSUPPORTED, row.provider()
                     + " keeps sessions in a shared database, which the service does not modify");
         }
+        // stop indexing it first: a reader still holding its messages would write them after the delete
+        known.remove(key(row.provider(), row.sessionId()));
+        pending.remove(row.key());
+        long until = System.nanoTime() + 5_000_000_000L;
+        while (running.contains(row.key()) && System.nanoTime() < until) {
+            try {
+                Thread.sleep(5);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                break;
+            }
+        }
         Path file = Path.of(row.path());
         Path root = row.home().resolve(switch (row.provider()) {
             case HistoryProviders.CLAUDE -> ".claude/projects";
@@ -1248,9 +1282,14 @@ public final class HistoryIndex implements AutoCloseable {
                     + " WHERE history_fts MATCH :q" + pf + " LIMIT " + MAX_TOTAL + ") x").bindMap(binds)
                     .mapTo(Integer.class).one();
             List<SearchHit> hits = new ArrayList<>();
+            // bm25 reads the whole doclist of every term (its document frequency): for a query matching more than
+            // MAX_TOTAL messages relevance hardly separates them, so the newest matches come first (score 0)
+            boolean common = total >= MAX_TOTAL;
+            String score = common ? "0.0" : "bm25(history_fts)";
+            int candidates = common ? limit : RANK_CANDIDATES;
             h.createQuery("SELECT " + HIT_COLUMNS + ", c.rid, c.score FROM (SELECT history_fts.rowid AS rid, "
-                    + "bm25(history_fts) AS score FROM history_fts" + join + " WHERE history_fts MATCH :q" + pf
-                    + " ORDER BY history_fts.rowid DESC LIMIT " + RANK_CANDIDATES + ") c JOIN history_messages m ON "
+                    + score + " AS score FROM history_fts" + join + " WHERE history_fts MATCH :q" + pf
+                    + " ORDER BY history_fts.rowid DESC LIMIT " + candidates + ") c JOIN history_messages m ON "
                     + "m.id = c.rid JOIN history_sessions s ON s.id = m.session_key LEFT JOIN "
                     + "history_session_overrides o ON o.provider = s.provider AND o.session_id = s.session_id "
                     + "ORDER BY c.score, c.rid DESC LIMIT :lim").bindMap(binds).bind("lim", limit)
@@ -1284,8 +1323,9 @@ public final class HistoryIndex implements AutoCloseable {
                     + " LIMIT " + MAX_TOTAL + ") x").bindMap(binds).mapTo(Integer.class).one();
             List<SearchHit> hits = h.createQuery("SELECT " + HIT_COLUMNS + ", ts_headline('simple', left(m.text, "
                     + "200000), websearch_to_tsquery('simple', :q), 'StartSel=«, StopSel=», MaxWords=24, MinWords=8') "
-                    + "AS snip, c.score FROM (SELECT m.id, ts_rank(m.text_search, websearch_to_tsquery('simple', :q)) "
-                    + "AS score FROM history_messages m JOIN history_sessions s ON s.id = m.session_key WHERE "
+                    + "AS snip, c.score FROM (SELECT m.id, " + (total >= MAX_TOTAL ? "0.0"
+                    : "ts_rank(m.text_search, websearch_to_tsquery('simple', :q))")
+                    + " AS score FROM history_messages m JOIN history_sessions s ON s.id = m.session_key WHERE "
                     + "m.text_search @@ websearch_to_tsquery('simple', :q)" + pf + " ORDER BY score DESC, m.id DESC "
                     + "LIMIT :lim) c JOIN history_messages m ON m.id = c.id JOIN history_sessions s ON s.id = "
                     + "m.session_key LEFT JOIN history_session_overrides o ON o.provider = s.provider AND "

@@ -316,6 +316,29 @@ abstract class AbstractHistoryIndexTest {
     }
 
     @Test
+    void aWordInMoreThanTenThousandMessagesIsAnsweredNewestFirst() throws Exception {
+        Path dir = Files.createDirectories(home.resolve(".claude/projects/-many"));
+        String sid = "22222222-3333-4444-5555-666666666666";
+        StringBuilder b = new StringBuilder();
+        for (int i = 0; i < 10_050; i++) {
+            b.append("{\"type\":\"user\",\"message\":{\"role\":\"user\",\"content\":\"plentiful word n").append(i)
+                    .append("\"},\"uuid\":\"p-").append(i).append("\",\"timestamp\":\"2026-11-22T02:00:00.000Z\",")
+                    .append("\"cwd\":\"").append(project).append("\",\"sessionId\":\"").append(sid).append("\"}\n");
+        }
+        Files.writeString(dir.resolve(sid + ".jsonl"), b.toString());
+        poll("the big session indexed", Duration.ofSeconds(60),
+                () -> index().search("plentiful", null, 5).total() == HistoryIndex.MAX_TOTAL);
+        SearchResults common = index().search("plentiful", "claude", 3);
+        assertEquals(List.of("p-10049", "p-10048", "p-10047"),
+                common.results().stream().map(SearchHit::messageId).toList());
+        assertTrue(common.results().stream().allMatch(h -> h.score() == 0.0));
+        SearchResults rare = index().search("plentiful n77", null, 5);
+        assertEquals(1, rare.total());
+        assertEquals("p-77", rare.results().getFirst().messageId());
+        assertTrue(rare.results().getFirst().snippet().contains("«n77»"), rare.results().getFirst().snippet());
+    }
+
+    @Test
     void aDeletedHistoryProjectReturnsWithNewActivity() throws Exception {
         index().renameProject(projectName(), "Shown Name");
         assertEquals("Shown Name", index().findProject(projectName()).orElseThrow().displayName());
@@ -330,6 +353,23 @@ abstract class AbstractHistoryIndexTest {
                 () -> index().projects().stream().anyMatch(x -> x.name().equals(projectName())));
         assertEquals("PROJECT_NOT_FOUND",
                 assertThrows(WorkspaceException.class, () -> index().deleteProject("nothing-12345678")).code());
+    }
+
+    @Test
+    void aSessionFileRemovedOnDiskLeavesTheIndexAndAnotherHomeReplacesTheOld() throws Exception {
+        String sid = claudeToolSession();
+        Files.delete(file("claude", sid).path());
+        poll("the removed session gone", Duration.ofSeconds(7), () -> index().projectSessions(projectName()).stream()
+                .noneMatch(x -> x.sessionId().equals(sid)));
+        // restart on another (empty) home: the old home's sessions are dropped
+        engine.close();
+        Path other = Files.createDirectories(tmp.resolve("empty-home"));
+        engine = WorkspaceEngine.open(EngineConfig.create(dataDir).withJdbcUrl(url).withHistoryHomes(List.of(other)),
+                Map.of("HOME", tmp.resolve("other-home").toString()));
+        assertTrue(index().awaitIdle(Duration.ofSeconds(30)));
+        assertEquals(List.of(), index().projects());
+        assertEquals(0, index().status().sessions());
+        assertEquals(0, index().search("hello", null, 10).total());
     }
 
     @Test

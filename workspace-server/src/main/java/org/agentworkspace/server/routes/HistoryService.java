@@ -1,7 +1,5 @@
 package org.agentworkspace.server.routes;
 
-import com.fasterxml.jackson.databind.JsonNode;
-
 import org.agentworkspace.api.Scope;
 import org.agentworkspace.api.WorkspaceException;
 import org.agentworkspace.api.history.HistoryProviders;

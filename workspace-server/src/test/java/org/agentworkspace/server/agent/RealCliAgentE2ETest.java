@@ -17,6 +17,7 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.stream.Stream;
 
 import com.fasterxml.jackson.databind.JsonNode;
 
@@ -101,7 +102,11 @@ class RealCliAgentE2ETest {
         mock = MockLlmServer.create().start();
         s = TestServer.start(c -> c.withAgent(AgentSettings.defaults().withBinaries(bins).withProviderEnv(env)
                 .withCredentials(id -> new ProviderCredentials(apiKey(id), mock.baseUrl()
-                        + URL_SUFFIX.getOrDefault(id, "")))).withEngine(c.engine().withHistoryHomes(homes)));
+                        + URL_SUFFIX.getOrDefault(id, "")))).withEngine(c.engine().withHistoryHomes(
+                        // gemini runs with GEMINI_CLI_HOME=<data dir>/providers/gemini (GeminiProvider), so its
+                        // sessions are there, not under its HOME; the default history home (HOME) misses them
+                        java.util.stream.Stream.concat(homes.stream(), Stream.of(c.engine().dataDir()
+                                .resolve("providers").resolve("gemini"))).toList())));
         admin = s.registerAdmin();
         key = s.createKey(admin, "e2e", List.of("tasks:write", "tasks:read"))[1];
     }
@@ -250,7 +255,17 @@ class RealCliAgentE2ETest {
             }
             Thread.sleep(200);
         }
-        assertTrue(name != null, provider + ": no project for " + projectPath);
+        if (name == null) {
+            List<String> files;
+            try (var w = Files.walk(provider.equals("gemini") ? s.dataDir.resolve("providers/gemini")
+                    : tmp.resolve("home-" + provider))) {
+                files = w.filter(Files::isRegularFile).map(Path::toString).filter(f -> !f.contains("node_modules"))
+                        .limit(60).toList();
+            }
+            throw new AssertionError(provider + ": no project for " + projectPath + "; projects "
+                    + s.get("/api/projects", auth).body() + "; index " + s.get("/api/history/index", auth).body()
+                    + "; files " + files);
+        }
         assertTrue(listed != null, provider + ": session " + sid + " not listed in " + name);
         assertEquals(provider, listed.path("provider").asText());
         if (provider.equals("opencode")) {

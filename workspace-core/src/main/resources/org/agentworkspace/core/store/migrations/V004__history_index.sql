@@ -68,6 +68,9 @@ CREATE TABLE history_project_overrides (
 -- Full text over the message text.
 -- @sqlite
 CREATE VIRTUAL TABLE history_fts USING fts5(text, content='history_messages', content_rowid='id', tokenize='unicode61');
+-- fewer, larger segments while bulk indexing: merge 8 segments at a time, flush pending terms at 8 MiB
+INSERT INTO history_fts (history_fts, rank) VALUES ('automerge', 8);
+INSERT INTO history_fts (history_fts, rank) VALUES ('hashsize', 8388608);
 CREATE TRIGGER history_messages_ai AFTER INSERT ON history_messages WHEN new.text <> '' BEGIN INSERT INTO history_fts (rowid, text) VALUES (new.id, new.text); END;
 CREATE TRIGGER history_messages_ad AFTER DELETE ON history_messages WHEN old.text <> '' BEGIN INSERT INTO history_fts (history_fts, rowid, text) VALUES ('delete', old.id, old.text); END;
 CREATE TRIGGER history_messages_au AFTER UPDATE OF text ON history_messages BEGIN INSERT INTO history_fts (history_fts, rowid, text) SELECT 'delete', old.id, old.text WHERE old.text <> ''; INSERT INTO history_fts (rowid, text) SELECT new.id, new.text WHERE new.text <> ''; END;
