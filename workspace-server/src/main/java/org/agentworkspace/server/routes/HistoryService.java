@@ -46,7 +46,7 @@ public final class HistoryService extends ApiService {
     }
 
     private void rename(Call call) {
-        JsonNode body = call.body(); // the entity can be read once
+        com.fasterxml.jackson.databind.JsonNode body = call.body(); // the entity can be read once
         String title = Call.requiredString(body, "title");
         String provider = Call.optionalString(body, "provider").orElse(null);
         checkProvider(provider);
