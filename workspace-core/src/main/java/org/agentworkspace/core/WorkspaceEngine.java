@@ -57,8 +57,15 @@ public final class WorkspaceEngine implements AutoCloseable {
         this.gitTokens = GitTokens.create(userSecrets);
         this.projects = ProjectRegistry.create(store, config.clock(), config.dataDir(), VcsProviders.load());
         // the history index starts first: its listing runs in the background while the rest of the engine opens
-        List<Path> homes = config.historyHomes() != null ? config.historyHomes()
-                : List.of(org.agentworkspace.core.providers.ProviderPaths.of(config.dataDir(), environment).home());
+        org.agentworkspace.core.providers.ProviderPaths paths =
+                org.agentworkspace.core.providers.ProviderPaths.of(config.dataDir(), environment);
+        List<Path> homes = new java.util.ArrayList<>(config.historyHomes() != null ? config.historyHomes()
+                : List.of(paths.home()));
+        // gemini runs started by this service keep their sessions in gemini's own home (GEMINI_CLI_HOME)
+        Path geminiHome = paths.providerDir("gemini").toAbsolutePath().normalize();
+        if (!homes.contains(geminiHome)) {
+            homes.add(geminiHome);
+        }
         this.history = HistoryIndex.create(store, projects, homes, config.clock(), HISTORY_SWEEP);
         if (config.historyIndex()) {
             history.start();
