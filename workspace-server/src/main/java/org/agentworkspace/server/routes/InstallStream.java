@@ -67,7 +67,7 @@ final class InstallStream {
                     }
                     if (quiet >= HEARTBEAT.toMillis()) {
                         quiet = 0;
-                        sink.emit(SseEvent.builder().comment("ping").build());
+                        sink.emit(RunStreams.keepAliveEvent("ping"));
                     }
                 } else {
                     quiet = 0;

@@ -49,6 +49,16 @@ final class RunStreams {
         void close();
     }
 
+    /**
+     * A keep-alive: a comment line and an empty {@code data:} field. Helidon's SSE sink writes a data field for every
+     * event and cannot write an event without data (a bare comment fails with "no media writer for Object"); an
+     * event whose data is empty is not dispatched by an EventSource (HTML Living Standard, "dispatch the event"), so
+     * clients see nothing but traffic.
+     */
+    static SseEvent keepAliveEvent(String comment) {
+        return SseEvent.builder().comment(comment).data("").build();
+    }
+
     Out sse(ServerResponse res) {
         res.header(HeaderNames.CACHE_CONTROL, "no-store");
         res.header(HeaderNames.create("X-Accel-Buffering"), "no");
@@ -65,7 +75,7 @@ final class RunStreams {
 
             @Override
             public void keepAlive() {
-                sink.emit(SseEvent.builder().comment("keep-alive").build());
+                sink.emit(keepAliveEvent("keep-alive"));
             }
 
             @Override

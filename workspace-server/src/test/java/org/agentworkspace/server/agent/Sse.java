@@ -27,7 +27,7 @@ final class Sse {
         this.reader = new BufferedReader(new InputStreamReader(in, StandardCharsets.UTF_8));
     }
 
-    /** The next frame, or null at the end of the stream. Comments (keep-alives) are skipped. */
+    /** The next frame, or null at the end of the stream. Comments and events with empty data (keep-alives) are skipped. */
     Frame next() throws IOException {
         String id = null;
         String name = "message";
@@ -35,9 +35,12 @@ final class Sse {
         String line;
         while ((line = reader.readLine()) != null) {
             if (line.isEmpty()) {
-                if (data != null) {
+                if (data != null && !data.isEmpty()) {
                     return new Frame(id, name, TestServer.JSON.readTree(data.toString()));
                 }
+                // an event with empty data (a keep-alive) is not dispatched, as in a browser
+                data = null;
+                name = "message";
                 continue;
             }
             if (line.startsWith(":")) {

@@ -54,9 +54,10 @@ final class SseClient implements AutoCloseable {
             String line;
             while ((line = reader.readLine()) != null) {
                 if (line.isEmpty()) {
-                    if (data != null) {
+                    if (data != null && !data.isEmpty()) {
                         return new Event(id, name == null ? "message" : name, data.toString());
                     }
+                    data = null;
                     id = null;
                     name = null;
                     continue;

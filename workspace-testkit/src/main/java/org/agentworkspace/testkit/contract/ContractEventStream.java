@@ -86,7 +86,8 @@ public final class ContractEventStream implements AutoCloseable {
             String line;
             while ((line = lines.readLine()) != null) {
                 if (line.isEmpty()) {
-                    if (data != null) {
+                    // an event with empty data (a keep-alive) is not dispatched, as in a browser
+                    if (data != null && !data.isEmpty()) {
                         events.add(new Event(name == null ? "message" : name, id, data.toString()));
                     }
                     name = null;

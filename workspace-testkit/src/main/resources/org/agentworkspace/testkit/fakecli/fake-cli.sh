@@ -6,6 +6,7 @@
 #   AW_FAKE_SCENARIO=plain|tool-write|resume  force the replayed scenario (default: from argv)
 #   AW_FAKE_EVENTS=N         emit N synthetic text-delta events in this provider's format instead of the recording
 #   AW_FAKE_DELAY_MS=MS      sleep MS before each output line (and before exiting when there is no line)
+#   AW_FAKE_SILENCE_MS=MS    say nothing for MS before the first output line (a model that thinks for a while)
 #   AW_FAKE_GRANDCHILDREN=N  start N background `sleep` grandchildren (stdio on /dev/null; pids on stderr)
 #   AW_FAKE_GRANDCHILD_SECONDS=S  how long they sleep (default 600)
 #   AW_FAKE_EXIT=CODE        exit with CODE after the output
@@ -115,6 +116,10 @@ if [ -n "${AW_FAKE_ECHO_ENV:-}" ]; then
   done
   IFS=$old_ifs
   printf '{"type":"aw_fake_env","set":[%s],"unset":[%s]}\n' "$set_list" "$unset_list"
+fi
+
+if [ -n "${AW_FAKE_SILENCE_MS:-}" ] && [ "${AW_FAKE_SILENCE_MS}" != 0 ]; then
+  sleep "$(awk -v ms="$AW_FAKE_SILENCE_MS" 'BEGIN { printf "%.3f", ms / 1000 }')"
 fi
 
 emit() {
