@@ -34,7 +34,8 @@ import org.sqlite.SQLiteDataSource;
  * process) or PostgreSQL (chosen by a {@code jdbc:postgresql:} URL). Numbered migrations run on open, inside a
  * transaction, serialised across nodes on PostgreSQL by an advisory lock.
  *
- * <p>Reads run on their own auto-commit handle; writes run in one transaction each. On SQLite, writes from this
+ * <p>Reads run on their own auto-commit handle; writes run in one transaction each. Up to 8 connections are kept
+ * open between handles ({@link IdleConnections}), so a warm read does not pay for opening one. On SQLite, writes from this
  * process queue on a lock (SQLite allows one writer) and the transaction begins IMMEDIATE, so readers never block
  * and writers never fail with SQLITE_BUSY.
  */
@@ -50,14 +51,18 @@ public final class Store implements AutoCloseable {
             "V005__provider_credentials.sql", "V006__user_settings.sql", "V007__automation_tasks.sql");
     private static final Pattern MIGRATION_NAME = Pattern.compile("V(\\d{3,})__[a-z0-9_]+\\.sql");
     private static final long PG_MIGRATION_LOCK = 0x4157_5350L;
+    /** Connections kept open between handles (more are opened when needed; see {@link IdleConnections}). */
+    private static final int MAX_IDLE_CONNECTIONS = 8;
 
     private final Dialect dialect;
     private final Jdbi jdbi;
+    private final IdleConnections connections;
     private final ReentrantLock writeLock = new ReentrantLock();
 
     private Store(Dialect dialect, DataSource dataSource) {
         this.dialect = dialect;
-        this.jdbi = Jdbi.create(dataSource);
+        this.connections = new IdleConnections(dataSource, MAX_IDLE_CONNECTIONS);
+        this.jdbi = Jdbi.create(connections);
     }
 
     /**
@@ -251,7 +256,7 @@ public final class Store implements AutoCloseable {
 
     @Override
     public void close() {
-        // Connections are opened per handle and closed with it; nothing is pooled.
+        connections.close();
     }
 
     /** Wraps Jdbi failures so callers outside the store see one exception type. */
