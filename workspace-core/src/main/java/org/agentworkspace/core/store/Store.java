@@ -34,7 +34,7 @@ import org.sqlite.SQLiteDataSource;
  * process) or PostgreSQL (chosen by a {@code jdbc:postgresql:} URL). Numbered migrations run on open, inside a
  * transaction, serialised across nodes on PostgreSQL by an advisory lock.
  *
- * <p>Reads run on their own auto-commit handle; writes run in one transaction each. Up to 8 connections are kept
+ * <p>Reads run on their own auto-commit handle; writes run in one transaction each. Up to 4 connections are kept
  * open between handles ({@link IdleConnections}), so a warm read does not pay for opening one. On SQLite, writes from this
  * process queue on a lock (SQLite allows one writer) and the transaction begins IMMEDIATE, so readers never block
  * and writers never fail with SQLITE_BUSY.
@@ -52,7 +52,7 @@ public final class Store implements AutoCloseable {
     private static final Pattern MIGRATION_NAME = Pattern.compile("V(\\d{3,})__[a-z0-9_]+\\.sql");
     private static final long PG_MIGRATION_LOCK = 0x4157_5350L;
     /** Connections kept open between handles (more are opened when needed; see {@link IdleConnections}). */
-    private static final int MAX_IDLE_CONNECTIONS = 8;
+    private static final int MAX_IDLE_CONNECTIONS = 4;
 
     private final Dialect dialect;
     private final Jdbi jdbi;
