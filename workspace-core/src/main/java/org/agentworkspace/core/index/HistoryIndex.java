@@ -824,6 +824,14 @@ public final class HistoryIndex implements AutoCloseable {
     // ------------------------------------------------------------------ status
 
     /** Progress of the index. */
+    /**
+     * A number that changes whenever what the index answers may have changed (sessions listed or read, renames,
+     * deletes, overrides): callers may cache derived answers, such as serialized lists, until it moves.
+     */
+    public long version() {
+        return version.get();
+    }
+
     public IndexStatus status() {
         int sessions = 0;
         int indexed = 0;

@@ -64,6 +64,7 @@ public final class ProjectRegistry {
     private final Clock clock;
     private final Path dataDir;
     private final VcsProviders vcs;
+    private final java.util.concurrent.atomic.AtomicLong version = new java.util.concurrent.atomic.AtomicLong();
 
     private ProjectRegistry(Store store, Clock clock, Path dataDir, VcsProviders vcs) {
         this.store = store;
@@ -90,6 +91,16 @@ public final class ProjectRegistry {
     }
 
     // ------------------------------------------------------------------ names
+
+    /** Moves with every registration, rename and deregistration made through this registry (for caches). */
+    public long version() {
+        return version.get();
+    }
+
+    private int written(int rows) {
+        version.incrementAndGet();
+        return rows;
+    }
 
     /** The name of the folder at {@code realPath} (with the shortest hash); see the class description. */
     public static String nameFor(Path realPath) {
@@ -179,10 +190,10 @@ public final class ProjectRegistry {
             }
             long now = clock.millis();
             try {
-                store.write(h -> h.createUpdate("INSERT INTO projects (name, display_name, path, created_at) "
+                written(store.write(h -> h.createUpdate("INSERT INTO projects (name, display_name, path, created_at) "
                                 + "VALUES (:n, :d, :p, :t)")
                         .bind("n", name).bind("d", defaultDisplayName(real)).bind("p", path).bind("t", now)
-                        .execute());
+                        .execute()));
                 return new RegisteredProject(name, defaultDisplayName(real), path, Instant.ofEpochMilli(now));
             } catch (JdbiException e) {
                 if (Store.isUniqueViolation(e)) {
@@ -247,8 +258,8 @@ public final class ProjectRegistry {
         String value = shown.isEmpty() ? defaultDisplayName(Path.of(p.path())) : shown;
         int n;
         try {
-            n = store.write(h -> h.createUpdate("UPDATE projects SET display_name = :d WHERE name = :n")
-                    .bind("d", value).bind("n", name).execute());
+            n = written(store.write(h -> h.createUpdate("UPDATE projects SET display_name = :d WHERE name = :n")
+                    .bind("d", value).bind("n", name).execute()));
         } catch (JdbiException e) {
             throw Store.unavailable(e);
         }
@@ -262,7 +273,7 @@ public final class ProjectRegistry {
     public void delete(String name) {
         int n;
         try {
-            n = store.write(h -> h.createUpdate("DELETE FROM projects WHERE name = :n").bind("n", name).execute());
+            n = written(store.write(h -> h.createUpdate("DELETE FROM projects WHERE name = :n").bind("n", name).execute()));
         } catch (JdbiException e) {
             throw Store.unavailable(e);
         }

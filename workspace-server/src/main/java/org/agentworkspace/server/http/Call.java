@@ -210,6 +210,18 @@ public final class Call {
         res.send(json.write(body));
     }
 
+    /** Sends an already serialized JSON body with status 200 (answers cached as bytes). */
+    public void okJson(byte[] serialized) {
+        res.status(Status.OK_200);
+        res.header(HeaderValues.CONTENT_TYPE_JSON);
+        res.send(serialized);
+    }
+
+    /** The JSON bytes {@link #send} would write for {@code body}. */
+    public byte[] serialize(Object body) {
+        return json.write(body);
+    }
+
     /** Marks the response as never to be cached (secrets shown once). */
     public Call noStore() {
         res.header(HeaderNames.CACHE_CONTROL, "no-store");

@@ -43,9 +43,37 @@ public final class ProjectsService extends ApiService {
                         this::deleteSession);
     }
 
+    /**
+     * The serialized project list and per-project session lists, kept until the index or the registry changes (the
+     * index's version moves with every change it makes, the registry's with every registration, rename and
+     * deregistration; a second server on the same PostgreSQL store sees another node's change once its own index
+     * or registry moves).
+     */
+    private record Serialized(long historyVersion, long registryVersion, byte[] bytes) {
+    }
+
+    private volatile Serialized listCache;
+    private volatile Serialized sessionsCacheVersion;
+    private final java.util.concurrent.ConcurrentHashMap<String, byte[]> sessionsCache =
+            new java.util.concurrent.ConcurrentHashMap<>();
+
     private void list(Call call) {
-        List<Map<String, Object>> out = history.projects().stream().map(Views::project).toList();
-        call.ok(out);
+        long hv = history.version();
+        long rv = projects.version() + sessionChanges.get();
+        Serialized c = listCache;
+        if (c == null || c.historyVersion() != hv || c.registryVersion() != rv) {
+            List<Map<String, Object>> out = history.projects().stream().map(Views::project).toList();
+            c = new Serialized(hv, rv, call.serialize(out));
+            listCache = c;
+        }
+        call.okJson(c.bytes());
+    }
+
+    /** Session deletes through this service (the index's version also moves once it notices the file is gone). */
+    private final java.util.concurrent.atomic.AtomicLong sessionChanges = new java.util.concurrent.atomic.AtomicLong();
+
+    private void changed() {
+        sessionChanges.incrementAndGet();
     }
 
     private Map<String, Object> view(String name, RegisteredProject fallback) {
@@ -57,27 +85,46 @@ public final class ProjectsService extends ApiService {
     private void quickStart(Call call) {
         RegisteredProject p = projects.quickStart(Call.requiredString(call.body(), "path"));
         history.unhideProject(p.name());
+        changed();
         call.ok(view(p.name(), p));
     }
 
     private void rename(Call call) {
         String displayName = Call.requiredString(call.body(), "displayName");
         IndexedProject p = history.renameProject(call.pathParam("projectName"), displayName);
+        changed();
         call.ack("project", Views.project(p));
     }
 
     private void delete(Call call) {
         history.deleteProject(call.pathParam("projectName"));
+        changed();
         call.ack();
     }
 
     private void sessions(Call call) {
-        call.ok(history.projectSessions(call.pathParam("projectName")).stream().map(Views::session).toList());
+        long hv = history.version();
+        long rv = projects.version() + sessionChanges.get();
+        Serialized v = sessionsCacheVersion;
+        if (v == null || v.historyVersion() != hv || v.registryVersion() != rv) {
+            sessionsCache.clear();
+            sessionsCacheVersion = new Serialized(hv, rv, null);
+        }
+        String name = call.pathParam("projectName");
+        byte[] bytes = sessionsCache.get(name);
+        if (bytes == null) {
+            bytes = call.serialize(history.projectSessions(name).stream().map(Views::session).toList());
+            if (sessionsCache.size() < 1000) {
+                sessionsCache.put(name, bytes);
+            }
+        }
+        call.okJson(bytes);
     }
 
     private void deleteSession(Call call) {
         history.deleteSession(call.pathParam("projectName"), call.pathParam("sessionId"),
                 HistoryService.provider(call));
+        changed();
         call.ack();
     }
 }

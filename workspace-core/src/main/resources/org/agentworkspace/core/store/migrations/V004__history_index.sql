@@ -25,6 +25,8 @@ CREATE TABLE history_sessions (
     UNIQUE (provider, session_id)
 );
 CREATE INDEX history_sessions_project ON history_sessions (project_name, last_activity);
+-- message pages and renames name a session by its id alone (the unique key leads with the provider)
+CREATE INDEX history_sessions_session ON history_sessions (session_id);
 
 -- Messages in HistoryMessage shape; position orders them (gaps allowed). No index on msg_id: ids are unique per
 -- read for most providers, and the index keeps an id -> position map while reading those that deliver an id again
