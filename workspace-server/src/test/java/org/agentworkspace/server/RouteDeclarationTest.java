@@ -1,5 +1,7 @@
 package org.agentworkspace.server;
 
+import static org.agentworkspace.server.TestServer.expect;
+
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -64,6 +66,33 @@ class RouteDeclarationTest {
         List<String> m = DOC.mismatches(t);
         assertEquals(4, m.size(), m.toString());
         assertTrue(m.get(0).contains("not in the OpenAPI document"), m.toString());
+    }
+
+    /** The document describes what the server serves: every operation but those marked not implemented, and those not. */
+    @Test
+    void everyDocumentedOperationIsServedUnlessMarkedNotImplemented() {
+        try (TestServer s = TestServer.start()) {
+            java.util.Set<String> served = new java.util.HashSet<>();
+            for (var r : s.server.routes().routes()) {
+                served.add(r.method() + " " + r.path());
+            }
+            List<String> missing = new java.util.ArrayList<>();
+            List<String> markedButServed = new java.util.ArrayList<>();
+            for (String op : DOC.operations()) {
+                String[] mp = op.split(" ", 2);
+                boolean notImplemented = DOC.root().path("paths").path(mp[1])
+                        .path(mp[0].toLowerCase(java.util.Locale.ROOT)).path("x-implemented").asBoolean(true) == false;
+                if (!notImplemented && !served.contains(op)) {
+                    missing.add(op);
+                }
+                if (notImplemented && served.contains(op)) {
+                    markedButServed.add(op);
+                }
+            }
+            assertEquals(List.of(), missing, "documented but not served (mark them x-implemented: false)");
+            assertEquals(List.of(), markedButServed, "served but marked x-implemented: false");
+            expect(s.post("/api/system/restart", null), 404, "ROUTE_NOT_FOUND");
+        }
     }
 
     @Test
