@@ -101,7 +101,9 @@ public sealed interface Schedule {
         }
         String kind = n.path("kind").asText("");
         return switch (kind) {
-            case "once" -> new Once(instant(n, "at").orElseThrow(() -> invalid("schedule.at is required (ISO-8601)")));
+            // times are kept in milliseconds: a sub-millisecond moment is rounded up, so a task never runs early
+            case "once" -> new Once(ceilMillis(instant(n, "at").orElseThrow(() ->
+                    invalid("schedule.at is required (ISO-8601)"))));
             case "interval" -> {
                 JsonNode every = n.get("everySeconds");
                 if (every == null || !every.canConvertToLong() || !every.isIntegralNumber()) {
@@ -112,7 +114,7 @@ public sealed interface Schedule {
                     throw invalid("schedule.everySeconds must be between " + minInterval.toSeconds() + " and "
                             + Duration.ofDays(366).toSeconds());
                 }
-                yield new Interval(Duration.ofSeconds(s), instant(n, "startAt").orElse(null));
+                yield new Interval(Duration.ofSeconds(s), instant(n, "startAt").map(Schedule::ceilMillis).orElse(null));
             }
             case "cron" -> {
                 String expr = n.path("expression").asText("").strip();
@@ -152,6 +154,11 @@ public sealed interface Schedule {
         } catch (DateTimeParseException e) {
             throw invalid("schedule." + field + " must be an ISO-8601 date-time with an offset");
         }
+    }
+
+    private static Instant ceilMillis(Instant i) {
+        Instant t = i.truncatedTo(java.time.temporal.ChronoUnit.MILLIS);
+        return t.equals(i) ? t : t.plusMillis(1);
     }
 
     private static String cut(String s) {

@@ -50,6 +50,12 @@ class ScheduleTest {
     }
 
     @Test
+    void aSubMillisecondMomentIsRoundedUpSoNothingRunsEarly() throws Exception {
+        Schedule s = parse("{\"kind\":\"once\",\"at\":\"2026-05-01T10:00:00.123456789Z\"}");
+        assertEquals(Instant.parse("2026-05-01T10:00:00.124Z"), ((Schedule.Once) s).at());
+    }
+
+    @Test
     void malformedSchedulesAreRefusedWithOneCode() {
         for (String bad : new String[] {"null", "[]", "{}", "{\"kind\":\"weekly\"}", "{\"kind\":\"once\"}",
                 "{\"kind\":\"once\",\"at\":\"2026-05-01 12:00\"}", "{\"kind\":\"interval\",\"everySeconds\":59}",
