@@ -22,7 +22,7 @@ fi
 # AW_JAVA_OPTS replaces these flags.
 # Start-up: an application class-data archive next to the jar (written when the server exits the first time, and
 # again whenever the jar changed) roughly halves the time to the first answer.
-read -r -a java_opts <<< "${AW_JAVA_OPTS:--Xms32m -Xmx128m -XX:+UseSerialGC -XX:MinHeapFreeRatio=10 -XX:MaxHeapFreeRatio=30 -XX:MaxMetaspaceSize=128m -XX:ReservedCodeCacheSize=64m -Xss512k -XX:+AutoCreateSharedArchive -XX:SharedArchiveFile=workspace-server/target/workspace-server.jsa}"
+read -r -a java_opts <<< "${AW_JAVA_OPTS:--Xms32m -Xmx128m -XX:+UseSerialGC -XX:MinHeapFreeRatio=10 -XX:MaxHeapFreeRatio=30 -XX:MaxMetaspaceSize=128m -XX:ReservedCodeCacheSize=64m -Xss512k -XX:+AutoCreateSharedArchive -XX:SharedArchiveFile=workspace-server/target/workspace-server.jsa -Xlog:cds=error}"
 # fewer glibc malloc arenas: SQLite's native allocations from several threads otherwise fragment into many
 export MALLOC_ARENA_MAX="${MALLOC_ARENA_MAX:-2}"
 exec "$JAVA_HOME/bin/java" "${java_opts[@]}" -jar "$jar" "$@"
