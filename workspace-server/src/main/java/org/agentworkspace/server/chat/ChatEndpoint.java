@@ -9,14 +9,9 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Executors;
-import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.ScheduledExecutorService;
-import java.util.concurrent.ScheduledFuture;
-import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
-import java.util.concurrent.locks.Condition;
-import java.util.concurrent.locks.ReentrantLock;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
@@ -46,6 +41,7 @@ import org.agentworkspace.core.runs.RunInfo;
 import org.agentworkspace.core.runs.RunStatus;
 import org.agentworkspace.server.http.Access;
 import org.agentworkspace.server.http.WsGate;
+import org.agentworkspace.server.ws.SocketPump;
 
 /**
  * {@code /ws}: the chat WebSocket. One socket starts turns, continues sessions, aborts runs, answers permission
@@ -155,20 +151,6 @@ public final class ChatEndpoint implements AutoCloseable {
         runs.permissions().close();
     }
 
-    private sealed interface Out {
-    }
-
-    private record Text(String text) implements Out {
-    }
-
-    private record Ping() implements Out {
-    }
-
-    private record Pong(byte[] data) implements Out {
-    }
-
-    private record Close(int code, String reason) implements Out {
-    }
 
     /** Whether the principal may see (and act on) the run: its starter or an administrator. */
     boolean visible(Principal p, RunInfo info) {
@@ -176,22 +158,13 @@ public final class ChatEndpoint implements AutoCloseable {
     }
 
     private final class Connection implements WsListener {
-        private final LinkedBlockingQueue<Out> queue = new LinkedBlockingQueue<>();
-        private final AtomicLong queuedChars = new AtomicLong();
-        private final ReentrantLock drainLock = new ReentrantLock();
-        private final Condition drained = drainLock.newCondition();
+        private final SocketPump pump = new SocketPump("chat", limits.heartbeat(), limits.writeTimeout(), this::end);
         private final StringBuilder partial = new StringBuilder();
         private final Map<String, Subscription> subscriptions = new HashMap<>();
         private final AtomicBoolean counted = new AtomicBoolean();
         private volatile Principal principal;
-        private volatile WsSession socket;
-        private volatile boolean closing;
-        private volatile long lastHeard = System.nanoTime();
-        private volatile long sendingSince;
         private long windowStart = System.nanoTime();
         private int windowCount;
-        private ScheduledFuture<?> heartbeat;
-        private Thread sender;
 
         @Override
         public Optional<Headers> onHttpUpgrade(HttpPrologue prologue, Headers headers) throws WsUpgradeException {
@@ -202,16 +175,13 @@ public final class ChatEndpoint implements AutoCloseable {
 
         @Override
         public void onOpen(WsSession session) {
-            socket = session;
-            sender = Thread.ofVirtual().name("chat-send").start(this::sendLoop);
-            long every = limits.heartbeat().toMillis();
-            heartbeat = timer.scheduleWithFixedDelay(this::beat, every, every, TimeUnit.MILLISECONDS);
+            pump.start(session, timer);
         }
 
         @Override
         public void onMessage(WsSession session, String text, boolean last) {
-            lastHeard = System.nanoTime();
-            if (closing) {
+            pump.heard();
+            if (pump.closing()) {
                 return;
             }
             if (partial.length() + text.length() > limits.maxMessageBytes()
@@ -256,15 +226,15 @@ public final class ChatEndpoint implements AutoCloseable {
 
         @Override
         public void onPing(WsSession session, BufferData buffer) {
-            lastHeard = System.nanoTime();
+            pump.heard();
             byte[] data = new byte[buffer.available()];
             buffer.read(data);
-            queue.add(new Pong(data));
+            pump.pong(data);
         }
 
         @Override
         public void onPong(WsSession session, BufferData buffer) {
-            lastHeard = System.nanoTime();
+            pump.heard();
         }
 
         @Override
@@ -518,7 +488,7 @@ public final class ChatEndpoint implements AutoCloseable {
                 String provider = info.provider();
                 String resumed = runs.metadata(info).path("resumeSessionId").asText(null);
                 try (RunCursor cursor = runs.engine().follow(info.id(), afterSeq)) {
-                    while (!stopped && !closing) {
+                    while (!stopped && !pump.closing()) {
                         Optional<RunEntry> next = cursor.poll(Duration.ofSeconds(15));
                         if (next.isEmpty()) {
                             if (cursor.finished()) {
@@ -574,7 +544,7 @@ public final class ChatEndpoint implements AutoCloseable {
                 } catch (InterruptedException e) {
                     // unsubscribed or the socket ended
                 } catch (RuntimeException e) {
-                    if (!stopped && !closing) {
+                    if (!stopped && !pump.closing()) {
                         LOG.log(System.Logger.Level.WARNING, "chat subscription to " + info.id() + " failed", e);
                         send(error(ErrorCodes.INTERNAL_ERROR, "the subscription to " + info.id() + " failed", null));
                     }
@@ -647,42 +617,21 @@ public final class ChatEndpoint implements AutoCloseable {
          */
         private boolean offer(ObjectNode frame) throws InterruptedException {
             String text = write(frame);
-            long deadline = System.nanoTime() + limits.slowConsumerGrace().toNanos();
-            drainLock.lock();
-            try {
-                while (queuedChars.get() + text.length() > limits.maxQueuedChars() && queuedChars.get() > 0) {
-                    long left = deadline - System.nanoTime();
-                    if (closing) {
-                        return false;
-                    }
-                    if (left <= 0) {
-                        slowConsumerCuts.incrementAndGet();
-                        LOG.log(System.Logger.Level.INFO, "chat socket cut: the client reads too slowly");
-                        queue.clear();
-                        queuedChars.set(0);
-                        closeWith(WsCloseCodes.TRY_AGAIN_LATER, "slow consumer: subscribe again from your last seq");
-                        return false;
-                    }
-                    drained.awaitNanos(left);
+            if (!pump.awaitRoom(text.length(), limits.maxQueuedChars(), limits.slowConsumerGrace())) {
+                if (!pump.closing()) {
+                    slowConsumerCuts.incrementAndGet();
+                    LOG.log(System.Logger.Level.INFO, "chat socket cut: the client reads too slowly");
+                    pump.cut(WsCloseCodes.TRY_AGAIN_LATER, "slow consumer: subscribe again from your last seq");
                 }
-            } finally {
-                drainLock.unlock();
+                return false;
             }
-            enqueue(text);
-            return !closing;
+            pump.send(text);
+            return !pump.closing();
         }
 
         /** Answers and notices from the message handler: queued at once (they are few and small). */
         private void send(ObjectNode frame) {
-            enqueue(write(frame));
-        }
-
-        private void enqueue(String text) {
-            if (closing) {
-                return;
-            }
-            queuedChars.addAndGet(text.length());
-            queue.add(new Text(text));
+            pump.send(write(frame));
         }
 
         private String write(ObjectNode frame) {
@@ -724,101 +673,17 @@ public final class ChatEndpoint implements AutoCloseable {
         }
 
         private void closeWith(int code, String reason) {
-            if (closing) {
-                return;
-            }
-            closing = true;
-            queue.add(new Close(code, reason));
-            signalDrained();
-        }
-
-        private void signalDrained() {
-            drainLock.lock();
-            try {
-                drained.signalAll();
-            } finally {
-                drainLock.unlock();
-            }
-        }
-
-        private void sendLoop() {
-            try {
-                while (true) {
-                    Out out = queue.take();
-                    WsSession ws = socket;
-                    sendingSince = System.nanoTime();
-                    switch (out) {
-                        case Text t -> {
-                            ws.send(t.text(), true);
-                            queuedChars.addAndGet(-t.text().length());
-                            signalDrained();
-                        }
-                        case Ping p -> ws.ping(BufferData.empty());
-                        case Pong p -> ws.pong(BufferData.create(p.data()));
-                        case Close c -> {
-                            ws.close(c.code(), c.reason());
-                            end();
-                            return;
-                        }
-                    }
-                    sendingSince = 0;
-                }
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-            } catch (RuntimeException e) {
-                LOG.log(System.Logger.Level.DEBUG, "chat send failed", e);
-                drop();
-                end();
-            } finally {
-                sendingSince = 0;
-            }
-        }
-
-        private void beat() {
-            long now = System.nanoTime();
-            long since = sendingSince;
-            if (since != 0 && now - since > limits.writeTimeout().toNanos()) {
-                LOG.log(System.Logger.Level.INFO, "chat socket dropped: a write blocked too long");
-                end();
-                return;
-            }
-            if (now - lastHeard > 3 * limits.heartbeat().toNanos()) {
-                closeWith(WsCloseCodes.GOING_AWAY, "no answer to pings");
-                return;
-            }
-            if (!closing) {
-                queue.add(new Ping());
-            }
-        }
-
-        private void drop() {
-            WsSession ws = socket;
-            if (ws != null) {
-                try {
-                    ws.terminate();
-                } catch (RuntimeException e) {
-                    // already closed
-                }
-            }
+            pump.closeWith(code, reason);
         }
 
         /** The socket is gone: stop the subscriptions (the runs go on), the sender and the heartbeat. */
         private void end() {
-            closing = true;
-            signalDrained();
+            pump.stop();
             synchronized (subscriptions) {
                 for (Iterator<Subscription> it = subscriptions.values().iterator(); it.hasNext(); ) {
                     it.next().stop();
                     it.remove();
                 }
-            }
-            ScheduledFuture<?> h = heartbeat;
-            if (h != null) {
-                h.cancel(false);
-            }
-            Thread t = sender;
-            if (t != null) {
-                t.interrupt();
             }
             if (counted.compareAndSet(true, false)) {
                 release(principal);

@@ -5,10 +5,7 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Executors;
-import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.ScheduledExecutorService;
-import java.util.concurrent.ScheduledFuture;
-import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.locks.ReentrantLock;
 
@@ -34,6 +31,7 @@ import org.agentworkspace.core.shell.ShellSessions;
 import org.agentworkspace.server.http.Access;
 import org.agentworkspace.server.http.ErrorResponses;
 import org.agentworkspace.server.http.WsGate;
+import org.agentworkspace.server.ws.SocketPump;
 
 /**
  * {@code /shell}: one WebSocket drives one terminal. The upgrade is admitted by {@link WsGate} (administrator
@@ -96,40 +94,16 @@ public final class ShellEndpoint implements AutoCloseable {
         timer.shutdownNow();
     }
 
-    /** A frame waiting to be sent: text, a ping, or the close that ends the socket. */
-    private sealed interface Out {
-    }
-
-    /** {@code counted}: part of the slow-consumer budget (live output and answers; not a replay, bounded anyway). */
-    private record Text(String text, boolean counted) implements Out {
-    }
-
-    private record Ping() implements Out {
-    }
-
-    private record Pong(byte[] data) implements Out {
-    }
-
-    private record Close(int code, String reason) implements Out {
-    }
-
     private final class Connection implements WsListener, ShellListener {
-        private final LinkedBlockingQueue<Out> queue = new LinkedBlockingQueue<>();
-        private final AtomicLong queuedChars = new AtomicLong();
+        private final SocketPump pump = new SocketPump("shell", limits.heartbeat(), limits.writeTimeout(), this::end);
         /** Held while a replay and the switch to live output are queued, so nothing overtakes the replay. */
         private final ReentrantLock order = new ReentrantLock();
         private final StringBuilder partial = new StringBuilder();
         private volatile Principal principal;
-        private volatile WsSession socket;
         private volatile ShellSession shell;
         private final java.util.concurrent.atomic.AtomicBoolean counted = new java.util.concurrent.atomic.AtomicBoolean();
-        private volatile boolean closing;
-        private volatile long lastHeard = System.nanoTime();
-        private volatile long sendingSince;
         private long windowStart = System.nanoTime();
         private int windowCount;
-        private ScheduledFuture<?> heartbeat;
-        private Thread sender;
 
         @Override
         public Optional<Headers> onHttpUpgrade(HttpPrologue prologue, Headers headers) throws WsUpgradeException {
@@ -139,10 +113,7 @@ public final class ShellEndpoint implements AutoCloseable {
 
         @Override
         public void onOpen(WsSession session) {
-            socket = session;
-            sender = Thread.ofVirtual().name("shell-send").start(this::sendLoop);
-            long every = limits.heartbeat().toMillis();
-            heartbeat = timer.scheduleWithFixedDelay(this::beat, every, every, TimeUnit.MILLISECONDS);
+            pump.start(session, timer);
             int n = connections.merge(userId(), 1, Integer::sum);
             counted.set(true);
             if (n > limits.maxConnectionsPerUser()) {
@@ -157,8 +128,8 @@ public final class ShellEndpoint implements AutoCloseable {
 
         @Override
         public void onMessage(WsSession session, String text, boolean last) {
-            lastHeard = System.nanoTime();
-            if (closing) {
+            pump.heard();
+            if (pump.closing()) {
                 return;
             }
             if (partial.length() + text.length() > limits.maxMessageBytes()
@@ -200,15 +171,15 @@ public final class ShellEndpoint implements AutoCloseable {
 
         @Override
         public void onPing(WsSession session, BufferData buffer) {
-            lastHeard = System.nanoTime();
+            pump.heard();
             byte[] data = new byte[buffer.available()];
             buffer.read(data);
-            enqueue(new Pong(data), 0);
+            pump.pong(data);
         }
 
         @Override
         public void onPong(WsSession session, BufferData buffer) {
-            lastHeard = System.nanoTime();
+            pump.heard();
         }
 
         @Override
@@ -379,12 +350,22 @@ public final class ShellEndpoint implements AutoCloseable {
 
         private void send(ObjectNode frame) {
             String text = write(frame);
-            enqueue(new Text(text, true), text.length());
+            if (pump.queuedChars() + text.length() > limits.maxQueuedChars()) {
+                // a slow consumer: stop feeding it (closing drops further output; the socket's end detaches it);
+                // the terminal keeps its output for a reattach
+                if (!pump.closing()) {
+                    slowConsumerCuts.incrementAndGet();
+                    LOG.log(System.Logger.Level.INFO, "shell socket cut: the client reads too slowly");
+                    pump.cut(WsCloseCodes.TRY_AGAIN_LATER, "slow consumer: reattach from your last offset");
+                }
+                return;
+            }
+            pump.send(text);
         }
 
         /** A replay: at most the ring's size, sent whole even to a slow reader (live output after it is counted). */
         private void sendUncounted(ObjectNode frame) {
-            enqueue(new Text(write(frame), false), 0);
+            pump.sendUncounted(write(frame));
         }
 
         private String write(ObjectNode frame) {
@@ -395,110 +376,16 @@ public final class ShellEndpoint implements AutoCloseable {
             }
         }
 
-        private void enqueue(Out out, int chars) {
-            if (closing) {
-                return;
-            }
-            if (queuedChars.addAndGet(chars) > limits.maxQueuedChars()) {
-                // a slow consumer: stop feeding it (closing drops further output; the socket's end detaches it);
-                // the terminal keeps its output for a reattach
-                queue.clear();
-                slowConsumerCuts.incrementAndGet();
-                LOG.log(System.Logger.Level.INFO, "shell socket cut: the client reads too slowly");
-                closeWith(WsCloseCodes.TRY_AGAIN_LATER, "slow consumer: reattach from your last offset");
-                return;
-            }
-            queue.add(out);
-        }
-
         private void closeWith(int code, String reason) {
-            if (closing) {
-                return;
-            }
-            closing = true;
-            queue.add(new Close(code, reason));
-        }
-
-        private void sendLoop() {
-            try {
-                while (true) {
-                    Out out = queue.take();
-                    WsSession ws = socket;
-                    sendingSince = System.nanoTime();
-                    switch (out) {
-                        case Text t -> {
-                            if (t.counted()) {
-                                queuedChars.addAndGet(-t.text().length());
-                            }
-                            ws.send(t.text(), true);
-                        }
-                        case Ping p -> ws.ping(BufferData.empty());
-                        case Pong p -> ws.pong(BufferData.create(p.data()));
-                        case Close c -> {
-                            ws.close(c.code(), c.reason());
-                            // the client's answer may never come (a dead peer): the socket is done for us now
-                            end();
-                            return;
-                        }
-                    }
-                    sendingSince = 0;
-                }
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-            } catch (RuntimeException e) {
-                // the peer is gone (Helidon reports an aborted socket to nobody): this is how it is noticed
-                LOG.log(System.Logger.Level.DEBUG, "shell send failed", e);
-                drop();
-                end();
-            } finally {
-                sendingSince = 0;
-            }
-        }
-
-        /** Pings; drops a socket that has been silent for three intervals or stuck in one write too long. */
-        private void beat() {
-            long now = System.nanoTime();
-            long since = sendingSince;
-            if (since != 0 && now - since > limits.writeTimeout().toNanos()) {
-                // interrupting the sender (a virtual thread blocked in a socket write) closes the socket; closing
-                // it from here could block this timer thread on the same full buffer
-                LOG.log(System.Logger.Level.INFO, "shell socket dropped: a write blocked too long");
-                end();
-                return;
-            }
-            if (now - lastHeard > 3 * limits.heartbeat().toNanos()) {
-                closeWith(WsCloseCodes.GOING_AWAY, "no answer to pings");
-                return;
-            }
-            enqueue(new Ping(), 0);
-        }
-
-        /** Drops the connection without ceremony (the socket may be gone already). */
-        private void drop() {
-            WsSession ws = socket;
-            if (ws != null) {
-                try {
-                    ws.terminate();
-                } catch (RuntimeException e) {
-                    // already closed
-                }
-            }
+            pump.closeWith(code, reason);
         }
 
         /** The socket is gone: detach (the terminal stays for a reattach), stop the sender and the heartbeat. */
         private void end() {
-            closing = true;
+            pump.stop();
             ShellSession s = shell;
             if (s != null) {
                 s.detach(this);
-            }
-            ScheduledFuture<?> h = heartbeat;
-            if (h != null) {
-                h.cancel(false);
-            }
-            Thread t = sender;
-            if (t != null) {
-                t.interrupt();
             }
             if (counted.compareAndSet(true, false)) {
                 connections.computeIfPresent(userId(), (k, v) -> v <= 1 ? null : v - 1);
