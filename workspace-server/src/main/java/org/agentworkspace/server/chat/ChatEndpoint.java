@@ -1,6 +1,5 @@
 package org.agentworkspace.server.chat;
 
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.HashMap;
@@ -41,6 +40,7 @@ import org.agentworkspace.core.runs.RunInfo;
 import org.agentworkspace.core.runs.RunStatus;
 import org.agentworkspace.server.http.Access;
 import org.agentworkspace.server.http.WsGate;
+import org.agentworkspace.server.ws.InboundMessages;
 import org.agentworkspace.server.ws.SocketPump;
 
 /**
@@ -159,12 +159,11 @@ public final class ChatEndpoint implements AutoCloseable {
 
     private final class Connection implements WsListener {
         private final SocketPump pump = new SocketPump("chat", limits.heartbeat(), limits.writeTimeout(), this::end);
-        private final StringBuilder partial = new StringBuilder();
+        private final InboundMessages inbound = new InboundMessages(limits.maxMessageBytes(),
+                limits.maxMessagesPerSecond(), pump);
         private final Map<String, Subscription> subscriptions = new HashMap<>();
         private final AtomicBoolean counted = new AtomicBoolean();
         private volatile Principal principal;
-        private long windowStart = System.nanoTime();
-        private int windowCount;
 
         @Override
         public Optional<Headers> onHttpUpgrade(HttpPrologue prologue, Headers headers) throws WsUpgradeException {
@@ -184,29 +183,10 @@ public final class ChatEndpoint implements AutoCloseable {
             if (pump.closing()) {
                 return;
             }
-            if (partial.length() + text.length() > limits.maxMessageBytes()
-                    || (partial.length() + text.getBytes(StandardCharsets.UTF_8).length) > limits.maxMessageBytes()) {
-                partial.setLength(0);
-                closeWith(WsCloseCodes.TOO_BIG, "message larger than " + limits.maxMessageBytes() + " bytes");
+            String message = inbound.accept(text, last);
+            if (message == null) {
                 return;
             }
-            partial.append(text);
-            if (!last) {
-                return;
-            }
-            long now = System.nanoTime();
-            if (now - windowStart > 1_000_000_000L) {
-                windowStart = now;
-                windowCount = 0;
-            }
-            if (++windowCount > limits.maxMessagesPerSecond()) {
-                partial.setLength(0);
-                closeWith(WsCloseCodes.VIOLATED_POLICY, "more than " + limits.maxMessagesPerSecond()
-                        + " messages a second");
-                return;
-            }
-            String message = partial.toString();
-            partial.setLength(0);
             JsonNode m = null;
             try {
                 m = parse(message);

@@ -1,6 +1,5 @@
 package org.agentworkspace.server.shell;
 
-import java.nio.charset.StandardCharsets;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
@@ -31,6 +30,7 @@ import org.agentworkspace.core.shell.ShellSessions;
 import org.agentworkspace.server.http.Access;
 import org.agentworkspace.server.http.ErrorResponses;
 import org.agentworkspace.server.http.WsGate;
+import org.agentworkspace.server.ws.InboundMessages;
 import org.agentworkspace.server.ws.SocketPump;
 
 /**
@@ -98,12 +98,11 @@ public final class ShellEndpoint implements AutoCloseable {
         private final SocketPump pump = new SocketPump("shell", limits.heartbeat(), limits.writeTimeout(), this::end);
         /** Held while a replay and the switch to live output are queued, so nothing overtakes the replay. */
         private final ReentrantLock order = new ReentrantLock();
-        private final StringBuilder partial = new StringBuilder();
+        private final InboundMessages inbound = new InboundMessages(limits.maxMessageBytes(),
+                MAX_MESSAGES_PER_SECOND, pump);
         private volatile Principal principal;
         private volatile ShellSession shell;
         private final java.util.concurrent.atomic.AtomicBoolean counted = new java.util.concurrent.atomic.AtomicBoolean();
-        private long windowStart = System.nanoTime();
-        private int windowCount;
 
         @Override
         public Optional<Headers> onHttpUpgrade(HttpPrologue prologue, Headers headers) throws WsUpgradeException {
@@ -132,28 +131,10 @@ public final class ShellEndpoint implements AutoCloseable {
             if (pump.closing()) {
                 return;
             }
-            if (partial.length() + text.length() > limits.maxMessageBytes()
-                    || (partial.length() + text.getBytes(StandardCharsets.UTF_8).length) > limits.maxMessageBytes()) {
-                partial.setLength(0);
-                closeWith(WsCloseCodes.TOO_BIG, "message larger than " + limits.maxMessageBytes() + " bytes");
+            String message = inbound.accept(text, last);
+            if (message == null) {
                 return;
             }
-            partial.append(text);
-            if (!last) {
-                return;
-            }
-            long now = System.nanoTime();
-            if (now - windowStart > 1_000_000_000L) {
-                windowStart = now;
-                windowCount = 0;
-            }
-            if (++windowCount > MAX_MESSAGES_PER_SECOND) {
-                partial.setLength(0);
-                closeWith(WsCloseCodes.VIOLATED_POLICY, "more than " + MAX_MESSAGES_PER_SECOND + " messages a second");
-                return;
-            }
-            String message = partial.toString();
-            partial.setLength(0);
             try {
                 handle(message);
             } catch (WorkspaceException e) {
