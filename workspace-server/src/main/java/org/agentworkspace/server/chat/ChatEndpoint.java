@@ -16,7 +16,6 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 
-import io.helidon.common.buffers.BufferData;
 import io.helidon.http.Headers;
 import io.helidon.http.HttpPrologue;
 import io.helidon.websocket.WsCloseCodes;
@@ -41,6 +40,7 @@ import org.agentworkspace.core.runs.RunStatus;
 import org.agentworkspace.server.http.Access;
 import org.agentworkspace.server.http.WsGate;
 import org.agentworkspace.server.ws.InboundMessages;
+import org.agentworkspace.server.ws.PumpedListener;
 import org.agentworkspace.server.ws.SocketPump;
 
 /**
@@ -157,7 +157,11 @@ public final class ChatEndpoint implements AutoCloseable {
         return p.user().admin() || runs.metadata(info).path("userId").asLong(-1) == p.user().id();
     }
 
-    private final class Connection implements WsListener {
+    private final class Connection extends PumpedListener {
+        Connection() {
+            super("chat");
+        }
+
         private final SocketPump pump = new SocketPump("chat", limits.heartbeat(), limits.writeTimeout(), this::end);
         private final InboundMessages inbound = new InboundMessages(limits.maxMessageBytes(),
                 limits.maxMessagesPerSecond(), pump);
@@ -200,32 +204,8 @@ public final class ChatEndpoint implements AutoCloseable {
         }
 
         @Override
-        public void onMessage(WsSession session, BufferData buffer, boolean last) {
-            closeWith(WsCloseCodes.NOT_CONSISTENT, "binary frames are not part of this protocol");
-        }
-
-        @Override
-        public void onPing(WsSession session, BufferData buffer) {
-            pump.heard();
-            byte[] data = new byte[buffer.available()];
-            buffer.read(data);
-            pump.pong(data);
-        }
-
-        @Override
-        public void onPong(WsSession session, BufferData buffer) {
-            pump.heard();
-        }
-
-        @Override
-        public void onClose(WsSession session, int status, String reason) {
-            end();
-        }
-
-        @Override
-        public void onError(WsSession session, Throwable t) {
-            LOG.log(System.Logger.Level.DEBUG, "chat socket error", t);
-            end();
+        protected SocketPump pump() {
+            return pump;
         }
 
         private JsonNode parse(String message) {
@@ -657,7 +637,8 @@ public final class ChatEndpoint implements AutoCloseable {
         }
 
         /** The socket is gone: stop the subscriptions (the runs go on), the sender and the heartbeat. */
-        private void end() {
+        @Override
+        protected void end() {
             pump.stop();
             synchronized (subscriptions) {
                 for (Iterator<Subscription> it = subscriptions.values().iterator(); it.hasNext(); ) {

@@ -12,7 +12,6 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 
-import io.helidon.common.buffers.BufferData;
 import io.helidon.http.Headers;
 import io.helidon.http.HttpPrologue;
 import io.helidon.websocket.WsCloseCodes;
@@ -31,6 +30,7 @@ import org.agentworkspace.server.http.Access;
 import org.agentworkspace.server.http.ErrorResponses;
 import org.agentworkspace.server.http.WsGate;
 import org.agentworkspace.server.ws.InboundMessages;
+import org.agentworkspace.server.ws.PumpedListener;
 import org.agentworkspace.server.ws.SocketPump;
 
 /**
@@ -94,7 +94,11 @@ public final class ShellEndpoint implements AutoCloseable {
         timer.shutdownNow();
     }
 
-    private final class Connection implements WsListener, ShellListener {
+    private final class Connection extends PumpedListener implements ShellListener {
+        Connection() {
+            super("shell");
+        }
+
         private final SocketPump pump = new SocketPump("shell", limits.heartbeat(), limits.writeTimeout(), this::end);
         /** Held while a replay and the switch to live output are queued, so nothing overtakes the replay. */
         private final ReentrantLock order = new ReentrantLock();
@@ -146,32 +150,8 @@ public final class ShellEndpoint implements AutoCloseable {
         }
 
         @Override
-        public void onMessage(WsSession session, BufferData buffer, boolean last) {
-            closeWith(WsCloseCodes.NOT_CONSISTENT, "binary frames are not part of this protocol");
-        }
-
-        @Override
-        public void onPing(WsSession session, BufferData buffer) {
-            pump.heard();
-            byte[] data = new byte[buffer.available()];
-            buffer.read(data);
-            pump.pong(data);
-        }
-
-        @Override
-        public void onPong(WsSession session, BufferData buffer) {
-            pump.heard();
-        }
-
-        @Override
-        public void onClose(WsSession session, int status, String reason) {
-            end();
-        }
-
-        @Override
-        public void onError(WsSession session, Throwable t) {
-            LOG.log(System.Logger.Level.DEBUG, "shell socket error", t);
-            end();
+        protected SocketPump pump() {
+            return pump;
         }
 
         private void handle(String message) {
@@ -362,7 +342,8 @@ public final class ShellEndpoint implements AutoCloseable {
         }
 
         /** The socket is gone: detach (the terminal stays for a reattach), stop the sender and the heartbeat. */
-        private void end() {
+        @Override
+        protected void end() {
             pump.stop();
             ShellSession s = shell;
             if (s != null) {
