@@ -7,7 +7,6 @@ import java.util.Iterator;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
@@ -80,11 +79,7 @@ public final class ChatEndpoint implements AutoCloseable {
         this.limits = limits;
         this.json = json;
         this.sessions = new Sessions(runs, json);
-        this.timer = Executors.newSingleThreadScheduledExecutor(r -> {
-            Thread t = new Thread(r, "chat-heartbeat");
-            t.setDaemon(true);
-            return t;
-        });
+        this.timer = SocketPump.heartbeatTimer("chat");
     }
 
     /** A listener for one new socket. */

@@ -3,7 +3,6 @@ package org.agentworkspace.server.shell;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.locks.ReentrantLock;
@@ -63,11 +62,7 @@ public final class ShellEndpoint implements AutoCloseable {
         this.shells = shells;
         this.limits = limits;
         this.json = json;
-        this.timer = Executors.newSingleThreadScheduledExecutor(r -> {
-            Thread t = new Thread(r, "shell-heartbeat");
-            t.setDaemon(true);
-            return t;
-        });
+        this.timer = SocketPump.heartbeatTimer("shell");
     }
 
     /** A listener for one new socket. */

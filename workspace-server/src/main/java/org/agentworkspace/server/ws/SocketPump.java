@@ -70,6 +70,15 @@ public final class SocketPump {
         this.onEnd = Objects.requireNonNull(onEnd);
     }
 
+    /** A single daemon thread that runs the heartbeats of every socket of one endpoint. */
+    public static java.util.concurrent.ScheduledExecutorService heartbeatTimer(String name) {
+        return java.util.concurrent.Executors.newSingleThreadScheduledExecutor(r -> {
+            Thread t = new Thread(r, name + "-heartbeat");
+            t.setDaemon(true);
+            return t;
+        });
+    }
+
     /** Starts sending on {@code session} and the heartbeat on {@code timer}. */
     public void start(WsSession session, ScheduledExecutorService timer) {
         socket = session;

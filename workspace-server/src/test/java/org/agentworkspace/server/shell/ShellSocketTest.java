@@ -18,10 +18,7 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ExecutionException;
-import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
 
 import com.fasterxml.jackson.databind.JsonNode;
@@ -30,6 +27,7 @@ import org.agentworkspace.core.shell.ShellSettings;
 import org.agentworkspace.server.ServerConfig;
 import org.agentworkspace.server.TestServer;
 import org.agentworkspace.server.WorkspaceServer;
+import org.agentworkspace.server.JsonSocketClient;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -69,48 +67,10 @@ class ShellSocketTest {
     }
 
     /** A client socket that queues every message it receives and the close code. */
-    static final class Client implements WebSocket.Listener {
-        final LinkedBlockingQueue<JsonNode> messages = new LinkedBlockingQueue<>();
-        final CompletableFuture<Integer> closed = new CompletableFuture<>();
-        final StringBuilder partial = new StringBuilder();
+    static final class Client extends JsonSocketClient {
         final StringBuilder screen = new StringBuilder();
         long offset = -1;
         String sessionId;
-        WebSocket ws;
-
-        @Override
-        public CompletionStage<?> onText(WebSocket w, CharSequence data, boolean last) {
-            partial.append(data);
-            if (last) {
-                try {
-                    messages.add(TestServer.JSON.readTree(partial.toString()));
-                } catch (java.io.IOException e) {
-                    throw new AssertionError(e);
-                }
-                partial.setLength(0);
-            }
-            w.request(1);
-            return null;
-        }
-
-        @Override
-        public CompletionStage<?> onClose(WebSocket w, int code, String reason) {
-            closed.complete(code);
-            return null;
-        }
-
-        @Override
-        public void onError(WebSocket w, Throwable error) {
-            closed.complete(-1);
-        }
-
-        void send(Object message) {
-            try {
-                ws.sendText(TestServer.JSON.writeValueAsString(message), true).get(5, TimeUnit.SECONDS);
-            } catch (Exception e) {
-                throw new AssertionError("send failed; received " + messages + ", closed " + closed.getNow(null), e);
-            }
-        }
 
         JsonNode next() throws InterruptedException {
             JsonNode m = messages.poll(15, TimeUnit.SECONDS);
