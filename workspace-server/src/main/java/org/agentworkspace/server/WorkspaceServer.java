@@ -198,16 +198,21 @@ public final class WorkspaceServer implements AutoCloseable {
     /** As {@link #start(ServerConfig, Map)}, with the limits of {@code /shell} and {@code /ws}. */
     public static WorkspaceServer start(ServerConfig config, Map<String, String> env, ShellLimits shellLimits,
                                         ChatLimits chatLimits) {
+        long t0 = System.nanoTime();
         WorkspaceEngine engine = WorkspaceEngine.open(config.engine(), env);
+        long tEngine = System.nanoTime();
         ShellEndpoint shell = null;
         ChatEndpoint chat = null;
         try {
             Context ctx = Context.create(engine, config, env, chatLimits);
+            long tContext = System.nanoTime();
             chat = ctx.chat();
             HttpRouting.Builder routing = HttpRouting.builder();
             RouteTable table = routing(routing, ctx);
+            long tRouting = System.nanoTime();
             table.verify();
             List<String> mismatches = ctx.openApi().mismatches(table);
+            long tVerify = System.nanoTime();
             if (!mismatches.isEmpty()) {
                 throw new IllegalStateException("routes disagree with the OpenAPI document:\n  "
                         + String.join("\n  ", mismatches));
@@ -217,6 +222,7 @@ public final class WorkspaceServer implements AutoCloseable {
                     AgentProviders.load(), BinaryLocator.create(config.engine().dataDir(), processEnv.get("PATH"),
                             null), processEnv);
             shell = new ShellEndpoint(new WsGate(ctx.guard()), shells, shellLimits, ctx.json().mapper());
+            long tShell = System.nanoTime();
             ShellEndpoint endpoint = shell;
             ChatEndpoint chatEndpoint = chat;
             WebServer web = WebServer.builder()
@@ -245,8 +251,13 @@ public final class WorkspaceServer implements AutoCloseable {
                 throw new IllegalStateException("cannot listen on " + config.host() + ":" + config.port()
                         + " (is the port in use?)");
             }
+            long tWeb = System.nanoTime();
             LOG.log(System.Logger.Level.INFO, "Agent Workspace " + ctx.build().version() + " listening on http://"
                     + config.host() + ":" + web.port() + " (data in " + config.engine().dataDir() + ")");
+            LOG.log(System.Logger.Level.INFO, String.format(java.util.Locale.ROOT, "started in %d ms: engine %d, "
+                    + "context %d, routes %d, route check %d, shell %d, listener %d", (tWeb - t0) / 1_000_000,
+                    (tEngine - t0) / 1_000_000, (tContext - tEngine) / 1_000_000, (tRouting - tContext) / 1_000_000,
+                    (tVerify - tRouting) / 1_000_000, (tShell - tVerify) / 1_000_000, (tWeb - tShell) / 1_000_000));
             return new WorkspaceServer(engine, web, table, shell, chat);
         } catch (RuntimeException e) {
             if (chat != null) {
