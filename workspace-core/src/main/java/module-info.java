@@ -14,6 +14,7 @@ module org.agentworkspace.core {
     requires org.apache.commons.codec;
     requires java.net.http;
     requires java.xml;
+    requires java.management;
     // cron-utils is an automatic module
     requires com.cronutils;
     // pty4j is an automatic module; its explicit-module dependencies must be named so the module path resolves them

@@ -108,6 +108,11 @@ final class GeminiHistoryReader extends JsonlHistoryReader {
     }
 
     @Override
+    public boolean rereadsRecords(SessionFile file) {
+        return !isDocument(file);
+    }
+
+    @Override
     public SessionSummary peek(SessionFile file) throws IOException {
         if (isDocument(file)) {
             return scan(file);

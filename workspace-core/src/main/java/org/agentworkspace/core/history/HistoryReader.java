@@ -80,6 +80,26 @@ public interface HistoryReader {
         return pager.page(limit, offset);
     }
 
+    /**
+     * Whether {@link #recordAt} can re-read, on its own, the record a message of this file was delivered from (its
+     * {@link org.agentworkspace.api.history.HistoryMessage#nativeOffset()}). An index may then keep only the head of
+     * long tool payloads and complete them from the file when a page is read.
+     */
+    default boolean rereadsRecords(SessionFile file) {
+        return false;
+    }
+
+    /**
+     * The messages delivered from the one record that starts at byte {@code offset} of the file (the
+     * {@code nativeOffset} they were delivered with), read on their own; empty when the format cannot
+     * ({@link #rereadsRecords} is false) or no record starts there. Ids are the ones a full read delivers; a message
+     * whose shape depends on earlier records may be missing, and callers fall back to a full read then.
+     */
+    default List<org.agentworkspace.api.history.HistoryMessage> recordAt(SessionFile file, long offset)
+            throws IOException {
+        return List.of();
+    }
+
     /** Counters over every read this reader made. */
     HistoryStats stats();
 }

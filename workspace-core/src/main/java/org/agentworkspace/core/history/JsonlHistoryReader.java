@@ -9,10 +9,13 @@ import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import java.nio.file.attribute.BasicFileAttributes;
 import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Set;
 
 import com.fasterxml.jackson.databind.node.ObjectNode;
 
+import org.agentworkspace.api.history.HistoryMessage;
 import org.agentworkspace.api.history.SessionSummary;
 
 /**
@@ -92,6 +95,32 @@ abstract class JsonlHistoryReader implements HistoryReader {
         SessionFacts f = new SessionFacts(h.sessionId(), h.projectPath(), h.title(), h.titleRank(), h.firstPrompt(),
                 h.firstActivity(), file.modified(), 0, h.subagent(), null, false, false);
         return f.toSummary(file, false);
+    }
+
+    @Override
+    public boolean rereadsRecords(SessionFile file) {
+        return true;
+    }
+
+    @Override
+    public List<HistoryMessage> recordAt(SessionFile file, long offset) throws IOException {
+        if (offset < 0 || !rereadsRecords(file)) {
+            return List.of();
+        }
+        List<HistoryMessage> out = new ArrayList<>();
+        // one line: stop after the first line ends (whatever its length, up to MAX_LINE_BYTES)
+        read(file, offset, offset + 1, false, false, new HistorySink() {
+            @Override
+            public void accept(HistoryMessage message) {
+                out.add(message);
+            }
+
+            @Override
+            public void reset() {
+                out.clear();
+            }
+        });
+        return out;
     }
 
     /** Chunk size of head-only peeks (most heads are complete within the first few lines). */

@@ -112,6 +112,11 @@ final class QwenHistoryReader extends JsonlHistoryReader {
     }
 
     @Override
+    public boolean rereadsRecords(SessionFile file) {
+        return !isLegacy(file) && super.rereadsRecords(file);
+    }
+
+    @Override
     public MessagePage messages(SessionFile file, int limit, int offset) throws IOException {
         return isLegacy(file) ? legacy.messages(file, limit, offset) : super.messages(file, limit, offset);
     }

@@ -74,9 +74,14 @@ public final class HistoryIndex implements AutoCloseable {
     /** Matches ranked per search (the newest ones). */
     static final int RANK_CANDIDATES = 1_000;
     static final int MAX_QUERY = 500;
-    private static final int FLUSH_ROWS = 5_000;
-    private static final long FLUSH_CHARS = 8L * 1024 * 1024;
-    private static final int FLUSH_SESSIONS = 200;
+    /** A reader hands its writes over in chunks of at most this many rows or chars. */
+    private static final int CHUNK_ROWS = 2_000;
+    private static final long CHUNK_CHARS = 2L * 1024 * 1024;
+    /** The writer stores chunks in transactions of up to this many rows or chars. */
+    private static final int TX_ROWS = 10_000;
+    private static final long TX_CHARS = 8L * 1024 * 1024;
+    /** Chars (in KiB) handed over but not stored yet: readers wait beyond this, bounding the heap. */
+    private static final int IN_FLIGHT_KIB = 8 * 1024;
     private static final int INSERT_BATCH = 1_000;
     private static final int MAX_TITLE = 200;
     private static final Set<String> FILE_PROVIDERS = Set.of(HistoryProviders.CLAUDE, HistoryProviders.CODEX,
@@ -100,6 +105,13 @@ public final class HistoryIndex implements AutoCloseable {
     private final Set<Long> urgent = ConcurrentHashMap.newKeySet();
     private final AtomicLong corruptLines = new AtomicLong();
     private final AtomicLong version = new AtomicLong();
+    private final java.util.concurrent.LinkedBlockingQueue<Chunk> inbox = new java.util.concurrent.LinkedBlockingQueue<>();
+    private final java.util.concurrent.Semaphore inFlight = new java.util.concurrent.Semaphore(IN_FLIGHT_KIB);
+    private final AtomicLong readNanos = new AtomicLong();
+    private final AtomicLong writeNanos = new AtomicLong();
+    private final AtomicLong writerIdleNanos = new AtomicLong();
+    private final AtomicLong writerCpuNanos = new AtomicLong();
+    private final AtomicLong writtenMessages = new AtomicLong();
     private final Object listLock = new Object();
     private volatile Cached cached;
 
@@ -234,8 +246,11 @@ public final class HistoryIndex implements AutoCloseable {
         if (closed) {
             return;
         }
+        Thread writer = Thread.ofPlatform().daemon().name("history-index-write").unstarted(this::writeLoop);
+        threads.add(writer);
+        writer.start();
         for (int i = 0; i < WORKERS; i++) {
-            Thread t = Thread.ofPlatform().daemon().name("history-index-read-" + i).unstarted(this::workLoop);
+            Thread t = Thread.ofPlatform().daemon().name("history-index-read-" + i).unstarted(this::readLoop);
             threads.add(t);
             t.start();
         }
@@ -453,7 +468,9 @@ public final class HistoryIndex implements AutoCloseable {
 
     /** Lists every history directory again and reads what changed (a backstop to the watcher). */
     void sweep() {
-        if (closed) {
+        // while the first full read is under way the watcher reports changes; listing every file again then only
+        // takes CPU from the readers (without a watcher the sweep is the only way to see changes, so it runs)
+        if (closed || (readyAt == null && watcher != null)) {
             return;
         }
         try {
@@ -497,8 +514,12 @@ public final class HistoryIndex implements AutoCloseable {
 
     // ------------------------------------------------------------------ phase 2
 
-    private void workLoop() {
-        Batch batch = new Batch();
+    /**
+     * A reader thread: takes sessions off the queue, reads each from its stored offset and hands what is to be
+     * written to the writer thread in chunks. Parsing runs on up to {@link #WORKERS} threads beside the one thread
+     * that writes, so the store sees a single writer with large transactions.
+     */
+    private void readLoop() {
         while (!closed) {
             Long key;
             try {
@@ -508,7 +529,6 @@ public final class HistoryIndex implements AutoCloseable {
             }
             try {
                 if (key == null) {
-                    flush(batch);
                     checkReady();
                     continue;
                 }
@@ -517,32 +537,25 @@ public final class HistoryIndex implements AutoCloseable {
                     continue;
                 }
                 if (!running.add(key)) {
-                    // another worker still holds this session (its batch is not written yet)
+                    // the writer has not stored this session's previous read yet
                     if (pending.putIfAbsent(key, f) == null) {
                         queue.addLast(key);
                     }
-                    flush(batch);
                     Thread.sleep(5);
                     continue;
                 }
-                batch.keys.add(key);
-                if (!readSession(key, f, batch)) {
-                    batch.keys.remove(key);
-                    running.remove(key);
+                boolean handedOver = false;
+                try {
+                    handedOver = readSession(key, f);
+                } finally {
+                    if (!handedOver) {
+                        running.remove(key);
+                    }
                 }
-                boolean now = urgent.remove(key) || readyAt != null;
-                if (now || batch.full() || queue.isEmpty()) {
-                    flush(batch);
-                }
-            } catch (InterruptedException e) {
+            } catch (InterruptedException | Interrupted e) {
                 break;
             } catch (RuntimeException e) {
                 LOG.log(Level.WARNING, "history index read failed", e);
-                batch.ops.clear();
-                batch.rows = 0;
-                batch.chars = 0;
-                running.removeAll(batch.keys);
-                batch.keys.clear();
             }
         }
     }
@@ -550,50 +563,70 @@ public final class HistoryIndex implements AutoCloseable {
     private void checkReady() {
         if (readyAt == null && listedAt != null && pending.isEmpty() && running.isEmpty()) {
             readyAt = clock.instant();
-            LOG.log(Level.INFO, "history index ready: {0} sessions", known.size());
+            LOG.log(Level.INFO, "history index ready: {0} sessions, {1} messages (readers {2} ms, writer {3} ms "
+                    + "writing, {4} ms CPU, {5} ms waiting for readers)", known.size(), writtenMessages.get(),
+                    readNanos.get() / 1_000_000, writeNanos.get() / 1_000_000, writerCpuNanos.get() / 1_000_000,
+                    writerIdleNanos.get() / 1_000_000);
             // indexing is over: let a collector that shrinks the heap (scripts/run.sh) give the memory back
             System.gc();
         }
     }
 
-    /** Reads the session into the batch; false when the index no longer knows it. */
-    private boolean readSession(long key, SessionFile f, Batch batch) {
+    /**
+     * Reads the session and hands its writes, ending with its {@link Done}, to the writer (which releases the
+     * session from {@link #running} once they are stored). False when the index no longer knows the session.
+     */
+    private boolean readSession(long key, SessionFile f) throws InterruptedException {
         Known kn = known.get(key(f.provider(), f.sessionId()));
         if (kn == null || kn.key() != key) {
             return false;
         }
+        long t0 = System.nanoTime();
         HistoryReader reader = readers.get(f.provider());
         long offset = kn.offset();
         boolean rewrite = offset > 0 && FILE_PROVIDERS.contains(f.provider()) && f.size() < offset;
         long from = offset < 0 || rewrite ? 0 : offset;
+        Outbox out = new Outbox();
         if (from == 0) {
-            // a first read, a rewrite, or a first read cut short earlier: start from an empty session
-            batch.ops.add(new DropMessages(key));
+            // a first read, a rewrite, or a read cut short earlier: start from an empty session
+            out.add(new DropMessages(key));
+        } else {
+            // an incremental read: until its Done is stored the row says "read from the start", so a read cut short
+            // (crash, shutdown) between its chunks is redone from the start instead of appending twice
+            out.add(new MarkUnread(key));
         }
         SessionFacts base = from > 0 ? loadFacts(key, f.provider()) : null;
         long[] position = {from > 0 ? nextPosition(key) : 0};
+        long[] count = {from > 0 ? kn.messages() : 0};
+        boolean clip = reader.rereadsRecords(f);
         // providers that deliver an id again (an updated message): id -> position of this session's messages
         Map<String, Long> ids = redelivers(f) ? (from > 0 ? loadIds(key) : new HashMap<>()) : null;
         HistorySink sink = new HistorySink() {
             @Override
             public void accept(HistoryMessage m) {
                 Long at = ids == null ? null : ids.get(m.id());
+                // long tool payloads are clipped here, so what waits for the writer is as small as what it stores
+                long src = clip ? clippedAt(m) : -1;
+                HistoryMessage stored = src >= 0 ? clipped(m) : m;
                 if (at != null) {
-                    batch.add(new UpdateMessage(key, at, m));
+                    out.add(new UpdateMessage(key, at, stored, src));
                 } else {
                     if (ids != null) {
                         ids.put(m.id(), position[0]);
                     }
-                    batch.add(new InsertMessage(key, position[0]++, m));
+                    out.add(new InsertMessage(key, position[0]++, stored, src));
+                    count[0]++;
                 }
-                if (batch.full()) {
-                    flush(batch);
+                if (out.full()) {
+                    readNanos.addAndGet(System.nanoTime() - t0);
+                    out.send();
                 }
             }
 
             @Override
             public void reset() {
-                batch.ops.add(new DropMessages(key));
+                out.add(new DropMessages(key));
+                count[0] = 0;
                 if (ids != null) {
                     ids.clear();
                 }
@@ -603,13 +636,28 @@ public final class HistoryIndex implements AutoCloseable {
         try {
             r = reader.readFrom(f, from, sink);
         } catch (IOException | RuntimeException e) {
+            if (e instanceof Interrupted i) {
+                throw i;
+            }
             LOG.log(Level.DEBUG, "cannot read {0}: {1}", f.path(), e.toString());
-            batch.ops.add(new Done(key, f, offset, null, 0, false));
+            // unreadable now: remember the file state so it is not retried until it changes; a read that already
+            // handed over messages is redone from the start next time
+            out.add(new Done(key, f, out.sentMessages ? -1 : offset, null, 0, false, kn.messages()));
+            out.send();
             return true;
         }
         SessionFacts facts = base == null ? r.facts() : base.merge(r.facts());
-        batch.ops.add(new Done(key, f, r.nextOffset(), facts, r.corruptLines(), from == 0));
+        out.add(new Done(key, f, r.nextOffset(), facts, r.corruptLines(), from == 0, count[0]));
+        readNanos.addAndGet(System.nanoTime() - t0);
+        out.send();
         return true;
+    }
+
+    /** Thrown through a reader's sink when the index closes while a reader thread waits to hand over a chunk. */
+    private static final class Interrupted extends RuntimeException {
+        Interrupted() {
+            super("interrupted", null, false, false);
+        }
     }
 
     private SessionFacts loadFacts(long key, String provider) {
@@ -645,113 +693,247 @@ public final class HistoryIndex implements AutoCloseable {
                 + "WHERE session_key = :k").bind("k", key).mapTo(Long.class).one());
     }
 
-    private sealed interface Op permits InsertMessage, UpdateMessage, DropMessages, Done {
+    private sealed interface Op permits InsertMessage, UpdateMessage, DropMessages, MarkUnread, Done {
+        long key();
     }
 
-    private record InsertMessage(long key, long position, HistoryMessage m) implements Op {
+    /** {@code src}: the offset of the message's record when its tool payloads are clipped, else -1. */
+    private record InsertMessage(long key, long position, HistoryMessage m, long src) implements Op {
     }
 
-    private record UpdateMessage(long key, long position, HistoryMessage m) implements Op {
+    private record UpdateMessage(long key, long position, HistoryMessage m, long src) implements Op {
     }
 
     private record DropMessages(long key) implements Op {
     }
 
-    private record Done(long key, SessionFile file, long offset, SessionFacts facts, long corrupt, boolean fromStart)
-            implements Op {
+    private record MarkUnread(long key) implements Op {
     }
 
-    private static final class Batch {
-        final List<Op> ops = new ArrayList<>();
-        final List<Long> keys = new ArrayList<>();
-        int rows;
-        long chars;
-        int sessions;
+    /** The end of a session's read: {@code offset} -1 makes the next read start over; null facts: unreadable. */
+    private record Done(long key, SessionFile file, long offset, SessionFacts facts, long corrupt, boolean fromStart,
+                        long messages) implements Op {
+    }
+
+    /** Writes of one or more sessions, in order, with their size in chars (bounded while in flight). */
+    private record Chunk(List<Op> ops, long chars, int permits) {
+    }
+
+    /** One reader's writes for the session it reads, handed to the writer a chunk at a time. */
+    private final class Outbox {
+        private List<Op> ops = new ArrayList<>();
+        private long chars;
+        boolean sentMessages;
 
         void add(Op op) {
             ops.add(op);
-            rows++;
-            HistoryMessage msg = op instanceof InsertMessage i ? i.m() : ((UpdateMessage) op).m();
-            chars += msg.text().length() + len(msg.toolOutput()) + len(msg.toolInputJson());
+            chars += 64;
+            if (op instanceof InsertMessage i) {
+                chars += chars(i.m());
+            } else if (op instanceof UpdateMessage u) {
+                chars += chars(u.m());
+            }
         }
 
         boolean full() {
-            return rows >= FLUSH_ROWS || chars >= FLUSH_CHARS || keys.size() >= FLUSH_SESSIONS;
+            return ops.size() >= CHUNK_ROWS || chars >= CHUNK_CHARS;
         }
 
-        private static int len(String s) {
-            return s == null ? 0 : s.length();
+        void send() {
+            if (ops.isEmpty()) {
+                return;
+            }
+            int permits = (int) Math.min(IN_FLIGHT_KIB, chars / 1024 + 1);
+            try {
+                inFlight.acquire(permits);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new Interrupted();
+            }
+            sentMessages |= ops.stream().anyMatch(o -> o instanceof InsertMessage || o instanceof UpdateMessage);
+            inbox.add(new Chunk(ops, chars, permits));
+            ops = new ArrayList<>();
+            chars = 0;
+        }
+
+        private static long chars(HistoryMessage m) {
+            return len(m.text()) + len(m.toolOutput()) + len(m.toolInputJson()) + len(m.id());
         }
     }
 
-    // plain JDBC batches for the bulk of the work (parameters 1-11 are the message, 12-13 the session and position)
-    private static final String INSERT = "INSERT INTO history_messages (msg_id, role, kind, text, tool_name, "
-            + "tool_call_id, tool_input, tool_output, tool_error, ts, usage_json, session_key, position) VALUES "
-            + "(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)";
-    private static final String UPDATE = "UPDATE history_messages SET msg_id = ?, role = ?, kind = ?, text = ?, "
-            + "tool_name = ?, tool_call_id = ?, tool_input = ?, tool_output = ?, tool_error = ?, ts = ?, "
-            + "usage_json = ? WHERE session_key = ? AND position = ?";
+    private static int len(String s) {
+        return s == null ? 0 : s.length();
+    }
 
-    private void flush(Batch batch) {
-        if (batch.ops.isEmpty()) {
-            return;
-        }
-        List<Op> ops = new ArrayList<>(batch.ops);
-        List<Long> done = new ArrayList<>();
-        for (Op op : ops) {
-            if (op instanceof Done d) {
-                done.add(d.key());
-            }
-        }
-        batch.ops.clear();
-        batch.rows = 0;
-        batch.chars = 0;
-        List<Known> updated = new ArrayList<>();
-        long[] corruptAdded = {0};
-        store.write(h -> {
-            java.sql.Connection c = h.getConnection();
-            java.sql.PreparedStatement batchStmt = null;
-            boolean inserting = false;
+    /**
+     * The writer thread: stores the readers' chunks in transactions of up to {@link #TX_ROWS} rows, then updates
+     * the in-memory state of the sessions whose reads it finished.
+     */
+    private void writeLoop() {
+        List<Chunk> tx = new ArrayList<>();
+        while (!closed) {
+            long idle0 = System.nanoTime();
+            Chunk first;
             try {
-                for (Op op : ops) {
-                    boolean isInsert = op instanceof InsertMessage;
-                    if (op instanceof InsertMessage || op instanceof UpdateMessage) {
-                        if (batchStmt != null && inserting != isInsert) {
-                            batchStmt.executeBatch();
-                            batchStmt.close();
-                            batchStmt = null;
-                        }
-                        if (batchStmt == null) {
-                            batchStmt = c.prepareStatement(isInsert ? INSERT : UPDATE);
-                            inserting = isInsert;
-                        }
-                        if (op instanceof InsertMessage im) {
-                            bindMessage(batchStmt, im.key(), im.position(), im.m());
-                        } else {
-                            UpdateMessage um = (UpdateMessage) op;
-                            bindMessage(batchStmt, um.key(), um.position(), um.m());
-                        }
-                        continue;
-                    }
-                    if (batchStmt != null) {
-                        batchStmt.executeBatch();
-                        batchStmt.close();
-                        batchStmt = null;
-                    }
-                    if (op instanceof DropMessages d) {
-                        h.createUpdate("DELETE FROM history_messages WHERE session_key = :k").bind("k", d.key())
-                                .execute();
-                    } else if (op instanceof Done d) {
-                        Known k = writeDone(h, d);
-                        if (k != null) {
-                            updated.add(k);
-                            corruptAdded[0] += d.corrupt();
+                first = inbox.poll(100, TimeUnit.MILLISECONDS);
+            } catch (InterruptedException e) {
+                break;
+            }
+            if (readyAt == null) {
+                writerIdleNanos.addAndGet(System.nanoTime() - idle0);
+            }
+            if (first == null) {
+                checkReady();
+                continue;
+            }
+            long t0 = System.nanoTime();
+            tx.add(first);
+            long rows = first.ops().size();
+            long chars = first.chars();
+            Chunk next;
+            while (rows < TX_ROWS && chars < TX_CHARS && (next = inbox.poll()) != null) {
+                tx.add(next);
+                rows += next.ops().size();
+                chars += next.chars();
+            }
+            try {
+                writeChunks(tx);
+            } catch (RuntimeException e) {
+                if (closed) {
+                    break;
+                }
+                // one chunk spoiled the transaction (say, a session deleted meanwhile): store the others one by one
+                LOG.log(Level.DEBUG, "history write of {0} chunks failed, retrying one by one: {1}", tx.size(),
+                        e.toString());
+                for (Chunk c : tx) {
+                    try {
+                        writeChunks(List.of(c));
+                    } catch (RuntimeException e2) {
+                        LOG.log(Level.WARNING, "cannot store history index changes: {0}", e2.toString());
+                        for (Op op : c.ops()) {
+                            if (op instanceof Done d) {
+                                running.remove(d.key());
+                            }
                         }
                     }
                 }
-                if (batchStmt != null) {
-                    batchStmt.executeBatch();
-                    batchStmt.close();
+            } finally {
+                for (Chunk c : tx) {
+                    inFlight.release(c.permits());
+                }
+                tx.clear();
+            }
+            writeNanos.addAndGet(System.nanoTime() - t0);
+            if (readyAt == null) {
+                writerCpuNanos.set(java.lang.management.ManagementFactory.getThreadMXBean()
+                        .getCurrentThreadCpuTime());
+            }
+            checkReady();
+        }
+    }
+
+    // plain JDBC batches for the bulk of the work (parameters 1-12 are the message, 13-14 the session and position)
+    private static final String INSERT = "INSERT INTO history_messages (msg_id, role, kind, text, tool_name, "
+            + "tool_call_id, tool_input, tool_output, tool_error, ts, usage_json, src_offset, session_key, position) "
+            + "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)";
+    private static final String UPDATE = "UPDATE history_messages SET msg_id = ?, role = ?, kind = ?, text = ?, "
+            + "tool_name = ?, tool_call_id = ?, tool_input = ?, tool_output = ?, tool_error = ?, ts = ?, "
+            + "usage_json = ?, src_offset = ? WHERE session_key = ? AND position = ?";
+    /** SQLite: the writer numbers the rows itself and adds their full-text rows in the same order. */
+    private static final String INSERT_WITH_ID = "INSERT INTO history_messages (msg_id, role, kind, text, tool_name, "
+            + "tool_call_id, tool_input, tool_output, tool_error, ts, usage_json, src_offset, session_key, position, "
+            + "id) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)";
+    private static final String INSERT_FTS = "INSERT INTO history_fts (rowid, text) VALUES (?, ?)";
+    private static final String DROP = "DELETE FROM history_messages WHERE session_key = ?";
+    private static final String MARK = "UPDATE history_sessions SET read_offset = -1 WHERE id = ?";
+    private static final String DONE = "UPDATE history_sessions SET size = ?, mtime = ?, read_offset = ?, "
+            + "corrupt_lines = CASE WHEN ? = 1 THEN ? ELSE corrupt_lines + ? END, project_path = ?, project_name = ?, "
+            + "title = ?, title_rank = ?, first_prompt = ?, created_at = ?, last_activity = ?, message_count = ?, "
+            + "subagent = ?, usage_json = ? WHERE id = ?";
+    private static final String DONE_UNREADABLE = "UPDATE history_sessions SET size = ?, mtime = ?, read_offset = ? "
+            + "WHERE id = ?";
+
+    /** Stores the chunks in one transaction, then brings the in-memory state of finished sessions up to date. */
+    private void writeChunks(List<Chunk> chunks) {
+        List<Known> updated = new ArrayList<>();
+        List<Long> finished = new ArrayList<>();
+        long[] corruptAdded = {0};
+        long[] messages = {0};
+        boolean sqlite = store.dialect() == Dialect.SQLITE;
+        store.write(h -> {
+            java.sql.Connection c = h.getConnection();
+            // SQLite: full-text rows are inserted here, not by a trigger (a trigger costs twice the CPU per row)
+            long[] nextId = {sqlite ? h.createQuery("SELECT MAX(COALESCE((SELECT MAX(id) FROM history_messages), 0), "
+                    + "COALESCE((SELECT seq FROM sqlite_sequence WHERE name = 'history_messages'), 0)) + 1")
+                    .mapTo(Long.class).one() : 0};
+            try (java.sql.PreparedStatement insert = c.prepareStatement(sqlite ? INSERT_WITH_ID : INSERT);
+                 java.sql.PreparedStatement fts = sqlite ? c.prepareStatement(INSERT_FTS) : null;
+                 java.sql.PreparedStatement update = c.prepareStatement(UPDATE);
+                 java.sql.PreparedStatement drop = c.prepareStatement(DROP);
+                 java.sql.PreparedStatement mark = c.prepareStatement(MARK);
+                 java.sql.PreparedStatement done = c.prepareStatement(DONE);
+                 java.sql.PreparedStatement unreadable = c.prepareStatement(DONE_UNREADABLE)) {
+                // statement batches run in op order: a batch is executed before a different statement is used
+                java.sql.PreparedStatement open = null;
+                int dones = 0;
+                for (Chunk chunk : chunks) {
+                    for (Op op : chunk.ops()) {
+                        java.sql.PreparedStatement want = switch (op) {
+                            case InsertMessage i -> insert;
+                            case UpdateMessage u -> update;
+                            case DropMessages d -> drop;
+                            case MarkUnread m -> mark;
+                            case Done d -> null;
+                        };
+                        if (want != null && open != null && open != want) {
+                            execute(open, insert, fts);
+                        }
+                        if (want != null) {
+                            open = want;
+                        }
+                        switch (op) {
+                            case InsertMessage i -> {
+                                if (sqlite) {
+                                    long id = nextId[0]++;
+                                    insert.setLong(15, id);
+                                    String text = clean(i.m().text());
+                                    // as the delete and update triggers expect: a full-text row for non-empty text
+                                    if (!text.isEmpty()) {
+                                        fts.setLong(1, id);
+                                        fts.setString(2, text);
+                                        fts.addBatch();
+                                    }
+                                }
+                                bindMessage(insert, i.key(), i.position(), i.m(), i.src());
+                                messages[0]++;
+                            }
+                            case UpdateMessage u -> bindMessage(update, u.key(), u.position(), u.m(), u.src());
+                            case DropMessages d -> {
+                                drop.setLong(1, d.key());
+                                drop.addBatch();
+                            }
+                            case MarkUnread m -> {
+                                mark.setLong(1, m.key());
+                                mark.addBatch();
+                            }
+                            case Done d -> {
+                                finished.add(d.key());
+                                Known k = bindDone(done, unreadable, d);
+                                if (k != null) {
+                                    dones++;
+                                    updated.add(k);
+                                    corruptAdded[0] += d.corrupt();
+                                }
+                            }
+                        }
+                    }
+                }
+                if (open != null) {
+                    execute(open, insert, fts);
+                }
+                if (dones > 0) {
+                    done.executeBatch();
+                    unreadable.executeBatch();
                 }
             } catch (java.sql.SQLException e) {
                 throw new IllegalStateException("writing history messages failed", e);
@@ -762,13 +944,43 @@ public final class HistoryIndex implements AutoCloseable {
             known.computeIfPresent(key(k.provider(), k.sessionId()), (x, old) -> old.key() == k.key() ? k : old);
         }
         corruptLines.addAndGet(corruptAdded[0]);
+        writtenMessages.addAndGet(messages[0]);
         version.incrementAndGet();
-        running.removeAll(done);
-        batch.keys.removeAll(done);
+        running.removeAll(finished);
     }
 
-    private static void bindMessage(java.sql.PreparedStatement ps, long key, long position, HistoryMessage m)
-            throws java.sql.SQLException {
+    /** Runs a statement's batch; message inserts are followed by their full-text rows at once (op order). */
+    private static void execute(java.sql.PreparedStatement open, java.sql.PreparedStatement insert,
+            java.sql.PreparedStatement fts) throws java.sql.SQLException {
+        open.executeBatch();
+        if (open == insert && fts != null) {
+            fts.executeBatch();
+        }
+    }
+
+    /** Longest tool input or output stored whole for a message whose record the reader can re-read. */
+    static final int CLIP_CHARS = 2_048;
+
+    /** The offset of the message's record when a tool payload is too long to store whole, else -1. */
+    private static long clippedAt(HistoryMessage m) {
+        return m.nativeOffset() >= 0 && (len(m.toolInputJson()) > CLIP_CHARS || len(m.toolOutput()) > CLIP_CHARS)
+                ? m.nativeOffset() : -1;
+    }
+
+    /**
+     * The message as stored when clipped: a long input is left out (a cut JSON document is no JSON), a long output
+     * keeps its head; a page of messages completes both from the file.
+     */
+    private static HistoryMessage clipped(HistoryMessage m) {
+        String input = len(m.toolInputJson()) > CLIP_CHARS ? null : m.toolInputJson();
+        String output = len(m.toolOutput()) > CLIP_CHARS ? clipText(m.toolOutput()) : m.toolOutput();
+        return new HistoryMessage(m.id(), m.sessionId(), m.role(), m.kind(), m.text(), m.toolName(), m.toolCallId(),
+                input, output, m.toolError(), m.timestamp(), m.usage(), m.nativeOffset());
+    }
+
+    private static void bindMessage(java.sql.PreparedStatement ps, long key, long position, HistoryMessage m,
+            long src) throws java.sql.SQLException {
+        boolean clipped = src >= 0;
         ps.setString(1, clean(m.id()));
         ps.setString(2, m.role());
         ps.setString(3, m.kind());
@@ -784,41 +996,64 @@ public final class HistoryIndex implements AutoCloseable {
             ps.setLong(10, m.timestamp().toEpochMilli());
         }
         ps.setString(11, usageJson(m.usage()));
-        ps.setLong(12, key);
-        ps.setLong(13, position);
+        if (clipped) {
+            ps.setLong(12, src);
+        } else {
+            ps.setNull(12, java.sql.Types.BIGINT);
+        }
+        ps.setLong(13, key);
+        ps.setLong(14, position);
         ps.addBatch();
     }
 
-    private Known writeDone(Handle h, Done d) {
+    /** The head of a clipped text, never ending inside a surrogate pair. */
+    private static String clipText(String s) {
+        int end = CLIP_CHARS;
+        if (Character.isHighSurrogate(s.charAt(end - 1))) {
+            end--;
+        }
+        return s.substring(0, end);
+    }
+
+    private Known bindDone(java.sql.PreparedStatement done, java.sql.PreparedStatement unreadable, Done d)
+            throws java.sql.SQLException {
         SessionFile f = d.file();
         Optional<Known> cur = Optional.ofNullable(known.get(key(f.provider(), f.sessionId())))
                 .filter(k -> k.key() == d.key());
         if (cur.isEmpty()) {
             return null;
         }
-        long count = h.createQuery("SELECT COUNT(*) FROM history_messages WHERE session_key = :k")
-                .bind("k", d.key()).mapTo(Long.class).one();
+        long mtime = f.modified().toEpochMilli();
         if (d.facts() == null) {
-            // unreadable now: remember the file state so it is not retried until it changes
-            h.createUpdate("UPDATE history_sessions SET size = :size, mtime = :mtime WHERE id = :k")
-                    .bind("size", f.size()).bind("mtime", f.modified().toEpochMilli()).bind("k", d.key()).execute();
-            return cur.get().with(f.size(), f.modified().toEpochMilli(), cur.get().offset(), count);
+            unreadable.setLong(1, f.size());
+            unreadable.setLong(2, mtime);
+            unreadable.setLong(3, d.offset());
+            unreadable.setLong(4, d.key());
+            unreadable.addBatch();
+            return cur.get().with(f.size(), mtime, d.offset(), d.offset() < 0 ? 0 : cur.get().messages());
         }
         SessionFacts facts = d.facts();
         Instant last = facts.lastActivity() != null ? facts.lastActivity() : f.modified();
         Instant first = facts.firstActivity() != null ? facts.firstActivity() : last;
-        h.createUpdate("UPDATE history_sessions SET size = :size, mtime = :mtime, read_offset = :off, corrupt_lines = "
-                        + (d.fromStart() ? ":c" : "corrupt_lines + :c") + ", project_path = :pp, project_name = :pn, "
-                        + "title = :title, title_rank = :rank, first_prompt = :fp, created_at = :created, "
-                        + "last_activity = :last, message_count = :n, subagent = :sub, usage_json = :u WHERE id = :k")
-                .bind("size", f.size()).bind("mtime", f.modified().toEpochMilli()).bind("off", d.offset())
-                .bind("c", d.corrupt()).bind("pp", clean(facts.projectPath()))
-                .bind("pn", projectName(facts.projectPath())).bind("title", clean(facts.title()))
-                .bind("rank", facts.titleRank()).bind("fp", clip(facts.firstPrompt(), 4000))
-                .bind("created", first.toEpochMilli()).bind("last", last.toEpochMilli()).bind("n", count)
-                .bind("sub", facts.subagent() ? 1 : 0).bind("u", usageJson(facts.usage())).bind("k", d.key())
-                .execute();
-        return cur.get().with(f.size(), f.modified().toEpochMilli(), d.offset(), count);
+        done.setLong(1, f.size());
+        done.setLong(2, mtime);
+        done.setLong(3, d.offset());
+        done.setInt(4, d.fromStart() ? 1 : 0);
+        done.setLong(5, d.corrupt());
+        done.setLong(6, d.corrupt());
+        done.setString(7, clean(facts.projectPath()));
+        done.setString(8, projectName(facts.projectPath()));
+        done.setString(9, clean(facts.title()));
+        done.setInt(10, facts.titleRank());
+        done.setString(11, clip(facts.firstPrompt(), 4000));
+        done.setLong(12, first.toEpochMilli());
+        done.setLong(13, last.toEpochMilli());
+        done.setLong(14, d.messages());
+        done.setInt(15, facts.subagent() ? 1 : 0);
+        done.setString(16, usageJson(facts.usage()));
+        done.setLong(17, d.key());
+        done.addBatch();
+        return cur.get().with(f.size(), mtime, d.offset(), d.messages());
     }
 
     // ------------------------------------------------------------------ status
@@ -1112,7 +1347,8 @@ public final class HistoryIndex implements AutoCloseable {
                 throw sessionNotFound();
             }
         }
-        return store.read(h -> {
+        List<Long> sources = new ArrayList<>();
+        MessagePage stored = store.read(h -> {
             int total = (int) Math.min(Integer.MAX_VALUE, h.createQuery("SELECT COUNT(*) FROM history_messages "
                     + "WHERE session_key = :k").bind("k", row.key()).mapTo(Long.class).one());
             if (limit == 0 || offset >= total) {
@@ -1121,16 +1357,88 @@ public final class HistoryIndex implements AutoCloseable {
             List<HistoryMessage> page = new ArrayList<>(h.createQuery("SELECT * FROM history_messages WHERE "
                             + "session_key = :k ORDER BY position DESC LIMIT :l OFFSET :o").bind("k", row.key())
                     .bind("l", limit).bind("o", offset)
-                    .map((rs, ctx) -> new HistoryMessage(rs.getString("msg_id"), row.sessionId(), rs.getString("role"),
-                            rs.getString("kind"), rs.getString("text"), rs.getString("tool_name"),
-                            rs.getString("tool_call_id"), rs.getString("tool_input"), rs.getString("tool_output"),
-                            rs.getInt("tool_error") != 0,
-                            rs.getObject("ts") == null ? null : Instant.ofEpochMilli(rs.getLong("ts")),
-                            usage(rs.getString("usage_json")), -1)).list());
+                    .map((rs, ctx) -> {
+                        long src = rs.getLong("src_offset");
+                        sources.add(rs.wasNull() ? -1 : src);
+                        return new HistoryMessage(rs.getString("msg_id"), row.sessionId(), rs.getString("role"),
+                                rs.getString("kind"), rs.getString("text"), rs.getString("tool_name"),
+                                rs.getString("tool_call_id"), rs.getString("tool_input"), rs.getString("tool_output"),
+                                rs.getInt("tool_error") != 0,
+                                rs.getObject("ts") == null ? null : Instant.ofEpochMilli(rs.getLong("ts")),
+                                usage(rs.getString("usage_json")), -1);
+                    }).list());
             Collections.reverse(page);
+            Collections.reverse(sources);
             boolean more = total - offset - page.size() > 0;
             return new MessagePage(page, total, more, offset, limit);
         });
+        if (sources.stream().anyMatch(o -> o >= 0)) {
+            return new MessagePage(completeClipped(row, stored.messages(), sources), stored.total(), stored.hasMore(),
+                    stored.offset(), stored.limit());
+        }
+        return stored;
+    }
+
+    /**
+     * Completes the clipped tool payloads of a page from the session's file: each clipped message's record is read
+     * again on its own; when a record no longer yields the message (the file was rewritten, or the message depends
+     * on earlier records) the file is read once from the start instead. Messages that cannot be completed keep what
+     * the index holds.
+     */
+    private List<HistoryMessage> completeClipped(Row row, List<HistoryMessage> page, List<Long> sources) {
+        SessionFile f = new SessionFile(row.provider(), row.home(), Path.of(row.path()), row.sessionId(), row.size(),
+                Instant.ofEpochMilli(row.mtime()));
+        HistoryReader reader = readers.get(row.provider());
+        List<HistoryMessage> out = new ArrayList<>(page);
+        Map<Long, Map<String, HistoryMessage>> records = new HashMap<>();
+        Map<String, Integer> missing = new HashMap<>();
+        for (int i = 0; i < out.size(); i++) {
+            long src = sources.get(i);
+            if (src < 0) {
+                continue;
+            }
+            HistoryMessage m = out.get(i);
+            Map<String, HistoryMessage> record = records.computeIfAbsent(src, o -> {
+                Map<String, HistoryMessage> byId = new HashMap<>();
+                try {
+                    for (HistoryMessage r : reader.recordAt(f, o)) {
+                        byId.put(r.id(), r);
+                    }
+                } catch (IOException | RuntimeException e) {
+                    LOG.log(Level.DEBUG, "cannot re-read {0} at {1}: {2}", f.path(), o, e.toString());
+                }
+                return byId;
+            });
+            HistoryMessage whole = record.get(m.id());
+            if (whole != null && sameCall(m, whole)) {
+                out.set(i, withTools(m, whole));
+            } else {
+                missing.put(m.id(), i);
+            }
+        }
+        if (!missing.isEmpty()) {
+            try {
+                reader.readFrom(f, 0, msg -> {
+                    Integer at = missing.get(msg.id());
+                    if (at != null && sameCall(out.get(at), msg)) {
+                        out.set(at, withTools(out.get(at), msg));
+                    }
+                });
+            } catch (IOException | RuntimeException e) {
+                LOG.log(Level.DEBUG, "cannot read {0} to complete tool payloads: {1}", f.path(), e.toString());
+            }
+        }
+        return out;
+    }
+
+    private static boolean sameCall(HistoryMessage stored, HistoryMessage read) {
+        return java.util.Objects.equals(stored.kind(), read.kind())
+                && java.util.Objects.equals(stored.toolCallId(), read.toolCallId());
+    }
+
+    private static HistoryMessage withTools(HistoryMessage m, HistoryMessage whole) {
+        return new HistoryMessage(m.id(), m.sessionId(), m.role(), m.kind(), m.text(), m.toolName(), m.toolCallId(),
+                whole.toolInputJson(), whole.toolOutput(), m.toolError(), m.timestamp(), m.usage(), m.nativeOffset());
     }
 
     /**

@@ -79,6 +79,35 @@ class RecordedHistoryTest {
 
     @ParameterizedTest
     @ValueSource(strings = {"claude", "codex", "gemini", "qwen", "opencode", "cursor"})
+    void everyMessageComesBackFromItsRecordReadAlone(String provider) throws Exception {
+        for (String scenario : List.of("plain", "tool-write", "resume")) {
+            Path home = Fixtures.home(tmp.resolve(scenario), provider, scenario);
+            HistoryReader r = readers.get(provider);
+            SessionFile f = only(provider, home);
+            if (!r.rereadsRecords(f)) {
+                assertEquals(List.of(), r.recordAt(f, 0), provider + " cannot re-read a record on its own");
+                continue;
+            }
+            List<HistoryMessage> all = all(r, f);
+            assertFalse(all.isEmpty());
+            for (HistoryMessage m : all) {
+                assertTrue(m.nativeOffset() >= 0, "offset of " + m);
+                HistoryMessage again = r.recordAt(f, m.nativeOffset()).stream()
+                        .filter(x -> x.id().equals(m.id())).findFirst()
+                        .orElseThrow(() -> new AssertionError(provider + " " + scenario + ": " + m.id()
+                                + " not in the record at " + m.nativeOffset()));
+                assertEquals(m.kind(), again.kind());
+                assertEquals(m.toolCallId(), again.toolCallId());
+                assertEquals(m.toolInputJson(), again.toolInputJson());
+                assertEquals(m.toolOutput(), again.toolOutput());
+                assertEquals(m.text(), again.text());
+            }
+            assertEquals(List.of(), r.recordAt(f, f.size() + 10), "no record past the end");
+        }
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = {"claude", "codex", "gemini", "qwen", "opencode", "cursor"})
     void cheapSummaryAgreesWithTheFullScan(String provider) throws Exception {
         Path home = Fixtures.home(tmp, provider, "resume");
         HistoryReader r = readers.get(provider);

@@ -235,6 +235,68 @@ abstract class AbstractHistoryIndexTest {
     }
 
     @Test
+    void longToolPayloadsAreStoredClippedAndServedWhole() throws Exception {
+        Path dir = Files.createDirectories(home.resolve(".claude/projects/-long-tools"));
+        Path longProject = Files.createDirectories(tmp.resolve("work/long"));
+        String sid = "22222222-3333-4444-5555-666666666666";
+        String big = "line of output \u00e9\ud83d\ude00 ".repeat(600);
+        String bigInput = "x".repeat(5000);
+        String head = "\"cwd\":\"" + longProject + "\",\"sessionId\":\"" + sid + "\"";
+        Files.writeString(dir.resolve(sid + ".jsonl"), String.join("\n",
+                "{\"type\":\"user\",\"message\":{\"role\":\"user\",\"content\":\"write it\"},\"uuid\":\"l-1\","
+                        + "\"timestamp\":\"2026-11-22T02:00:00.000Z\"," + head + "}",
+                "{\"type\":\"assistant\",\"message\":{\"role\":\"assistant\",\"content\":[{\"type\":\"tool_use\","
+                        + "\"id\":\"call-1\",\"name\":\"Write\",\"input\":{\"content\":\"" + bigInput + "\"}},"
+                        + "{\"type\":\"tool_use\",\"id\":\"call-2\",\"name\":\"Read\",\"input\":{\"path\":\"a\"}}]},"
+                        + "\"uuid\":\"l-2\",\"timestamp\":\"2026-11-22T02:00:01.000Z\"," + head + "}",
+                "{\"type\":\"user\",\"message\":{\"role\":\"user\",\"content\":[{\"type\":\"tool_result\","
+                        + "\"tool_use_id\":\"call-1\",\"content\":\"" + big + "\"},{\"type\":\"tool_result\","
+                        + "\"tool_use_id\":\"call-2\",\"content\":\"short\"}]},\"uuid\":\"l-3\","
+                        + "\"timestamp\":\"2026-11-22T02:00:02.000Z\"," + head + "}") + "\n");
+        String name = ProjectRegistry.nameFor(longProject);
+        poll("the long session indexed", Duration.ofSeconds(5), () -> {
+            try {
+                return index().messages(name, sid, null, 10, 0).total() == 5 && index().status().filesPending() == 0;
+            } catch (WorkspaceException e) {
+                return false;
+            }
+        });
+        SessionFile f = file("claude", sid);
+        List<HistoryMessage> fromFile = HistoryReaders.create().get("claude").messages(f, 10, 0).messages();
+        MessagePage page = index().messages(name, sid, null, 10, 0);
+        assertEquals(fromFile.size(), page.messages().size());
+        for (int i = 0; i < fromFile.size(); i++) {
+            HistoryMessage a = fromFile.get(i);
+            HistoryMessage b = page.messages().get(i);
+            assertEquals(a.id(), b.id());
+            assertEquals(a.toolInputJson(), b.toolInputJson(), a.id());
+            assertEquals(a.toolOutput(), b.toolOutput(), a.id());
+        }
+        assertEquals("l-3", page.messages().get(3).id());
+        assertEquals(big, page.messages().get(3).toolOutput());
+        assertEquals("{\"content\":\"" + bigInput + "\"}", page.messages().get(1).toolInputJson());
+        // the store holds the long payloads clipped, with the offset of their line
+        try (java.sql.Connection c = java.sql.DriverManager.getConnection(url);
+             java.sql.PreparedStatement ps = c.prepareStatement("SELECT m.msg_id, m.tool_input, m.tool_output, "
+                     + "m.src_offset FROM history_messages m JOIN history_sessions s ON s.id = m.session_key "
+                     + "WHERE s.session_id = ? ORDER BY m.position")) {
+            ps.setString(1, sid);
+            Map<String, Object[]> rows = new java.util.HashMap<>();
+            try (java.sql.ResultSet rs = ps.executeQuery()) {
+                while (rs.next()) {
+                    rows.put(rs.getString(1), new Object[] {rs.getString(2), rs.getString(3), rs.getObject(4)});
+                }
+            }
+            assertNull(rows.get("l-2")[0], "a clipped input is left out");
+            assertNotNull(rows.get("l-2")[2]);
+            assertEquals(HistoryIndex.CLIP_CHARS, ((String) rows.get("l-3")[1]).length());
+            assertNotNull(rows.get("l-3")[2]);
+            assertNull(rows.get("l-2:1")[2], "a short call is stored whole");
+            assertEquals("short", rows.get("l-3:1")[1]);
+        }
+    }
+
+    @Test
     void aRewrittenFileIsReadAgainFromTheStart() throws Exception {
         String sid = claudeToolSession();
         SessionFile f = file("claude", sid);

@@ -1,0 +1,10 @@
+-- Long tool payloads of messages whose record the reader can re-read on its own (JSONL lines) are stored clipped:
+-- src_offset is then the byte offset of that record in the session's file, and a page of messages completes the
+-- tool input and output from the file (core.index.HistoryIndex). NULL: the row is whole. Rows written before this
+-- migration are whole.
+ALTER TABLE history_messages ADD COLUMN src_offset BIGINT;
+-- @sqlite
+-- The index adds the full-text row of each message it inserts itself, in the same transaction: in bulk, the
+-- AFTER INSERT trigger cost twice the CPU per row. Deletes and updates keep their triggers.
+DROP TRIGGER history_messages_ai;
+-- @all
