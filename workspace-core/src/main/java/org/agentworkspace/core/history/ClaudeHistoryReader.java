@@ -79,10 +79,10 @@ final class ClaudeHistoryReader extends JsonlHistoryReader {
         Path root = root(home);
         String name = file.getFileName().toString();
         if (!file.startsWith(root) || root.relativize(file).getNameCount() != 2 || !name.endsWith(".jsonl")
-                || name.startsWith("agent-") || !Files.isRegularFile(file)) {
+                || name.startsWith("agent-")) {
             return Optional.empty();
         }
-        return Optional.of(sessionFile(provider(), home, file, name.substring(0, name.length() - ".jsonl".length())));
+        return regularSessionFile(provider(), home, file, name.substring(0, name.length() - ".jsonl".length()));
     }
 
     @Override

@@ -96,11 +96,17 @@ final class CodexHistoryReader extends JsonlHistoryReader {
         Path root = root(home);
         String name = file.getFileName().toString();
         if (!file.startsWith(root) || root.relativize(file).getNameCount() != 4 || !name.startsWith("rollout-")
-                || !name.endsWith(".jsonl") || !Files.isRegularFile(file)) {
+                || !name.endsWith(".jsonl")) {
             return Optional.empty();
         }
         Matcher m = ID_IN_NAME.matcher(name);
-        String id = m.find() ? m.group(1) : idFromMeta(file);
+        if (m.find()) {
+            return regularSessionFile(provider(), home, file, m.group(1));
+        }
+        if (!Files.isRegularFile(file)) {
+            return Optional.empty();
+        }
+        String id = idFromMeta(file);
         if (id == null) {
             return Optional.empty();
         }

@@ -64,15 +64,18 @@ final class GeminiHistoryReader extends JsonlHistoryReader {
 
     @Override
     public Optional<SessionFile> describe(Path home, Path file) throws IOException {
-        if (!GeminiLayout.inLayout(cliDir(home), file) || !GeminiLayout.isChatFile(file)) {
+        if (!GeminiLayout.inLayout(cliDir(home), file) || !GeminiLayout.hasChatName(file)) {
             return Optional.empty();
         }
-        String id = GeminiLayout.sessionIdOf(file);
-        if (id == null) {
-            String n = file.getFileName().toString();
-            id = n.substring(0, n.lastIndexOf('.'));
+        String n = file.getFileName().toString();
+        Optional<SessionFile> f = regularSessionFile(provider, home, file, n.substring(0, n.lastIndexOf('.')));
+        if (f.isEmpty()) {
+            return f;
         }
-        return Optional.of(sessionFile(provider, home, file, id));
+        String id = GeminiLayout.sessionIdOf(file);
+        SessionFile s = f.get();
+        return Optional.of(id == null ? s : new SessionFile(s.provider(), s.home(), s.path(), id, s.size(),
+                s.modified()));
     }
 
     static boolean isDocument(SessionFile f) {

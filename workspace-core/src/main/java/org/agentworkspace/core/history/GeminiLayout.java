@@ -42,7 +42,8 @@ final class GeminiLayout {
                 if (!Files.isDirectory(chats)) {
                     continue;
                 }
-                try (DirectoryStream<Path> files = Files.newDirectoryStream(chats, GeminiLayout::isChatFile)) {
+                // by name only: the reader's describe stats each file once
+                try (DirectoryStream<Path> files = Files.newDirectoryStream(chats, GeminiLayout::hasChatName)) {
                     files.forEach(out::add);
                 }
             }
@@ -51,8 +52,12 @@ final class GeminiLayout {
     }
 
     static boolean isChatFile(Path p) {
+        return hasChatName(p) && Files.isRegularFile(p);
+    }
+
+    static boolean hasChatName(Path p) {
         String n = p.getFileName().toString();
-        return (n.endsWith(".json") || n.endsWith(".jsonl")) && Files.isRegularFile(p);
+        return n.endsWith(".json") || n.endsWith(".jsonl");
     }
 
     /** Whether {@code file} is {@code <cliDir>/tmp/<folder>/chats/<file>}. */

@@ -11,6 +11,7 @@ import java.nio.file.attribute.BasicFileAttributes;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Optional;
 import java.util.Set;
 
 import com.fasterxml.jackson.databind.node.ObjectNode;
@@ -211,5 +212,25 @@ abstract class JsonlHistoryReader implements HistoryReader {
     static SessionFile sessionFile(String provider, Path home, Path path, String sessionId) throws IOException {
         BasicFileAttributes a = Files.readAttributes(path, BasicFileAttributes.class);
         return new SessionFile(provider, home, path, sessionId, a.size(), a.lastModifiedTime().toInstant());
+    }
+
+    /**
+     * The session file at {@code path} when it is a regular file (symbolic links followed, as
+     * {@link Files#isRegularFile} does), with its size and mtime from the same single stat; empty when it is
+     * something else or gone.
+     */
+    static Optional<SessionFile> regularSessionFile(String provider, Path home, Path path, String sessionId)
+            throws IOException {
+        BasicFileAttributes a;
+        try {
+            a = Files.readAttributes(path, BasicFileAttributes.class);
+        } catch (java.nio.file.NoSuchFileException e) {
+            return Optional.empty();
+        }
+        if (!a.isRegularFile()) {
+            return Optional.empty();
+        }
+        return Optional.of(new SessionFile(provider, home, path, sessionId, a.size(),
+                a.lastModifiedTime().toInstant()));
     }
 }

@@ -181,6 +181,10 @@ public final class HistoryIndex implements AutoCloseable {
             long tInsert = 0;
             List<SessionFile> toRead = new ArrayList<>();
             Set<String> seen = new HashSet<>();
+            AtomicLong insertNanos = new AtomicLong();
+            List<java.util.concurrent.Future<?>> inserts = new ArrayList<>();
+            java.util.concurrent.ExecutorService inserter = Executors.newSingleThreadExecutor(r -> Thread.ofPlatform()
+                    .daemon().name("history-index-insert").unstarted(r));
             for (Path home : homes) {
                 for (HistoryReader reader : readers.all()) {
                     if (closed) {
@@ -213,14 +217,29 @@ public final class HistoryIndex implements AutoCloseable {
                         List<SessionFile> chunk = fresh.subList(i, Math.min(fresh.size(), i + INSERT_BATCH));
                         long p0 = System.nanoTime();
                         List<Peeked> peeked = chunk.parallelStream().map(this::peek).toList();
-                        long p1 = System.nanoTime();
-                        insertSessions(peeked);
-                        tPeek += p1 - p0;
-                        tInsert += System.nanoTime() - p1;
+                        tPeek += System.nanoTime() - p0;
+                        // stored by the inserter while the next chunk is peeked at
+                        inserts.add(inserter.submit(() -> {
+                            long i0 = System.nanoTime();
+                            insertSessions(peeked);
+                            insertNanos.addAndGet(System.nanoTime() - i0);
+                        }));
                         toRead.addAll(chunk);
                     }
                 }
             }
+            inserter.shutdown();
+            for (java.util.concurrent.Future<?> f : inserts) {
+                try {
+                    f.get();
+                } catch (java.util.concurrent.ExecutionException e) {
+                    throw e.getCause() instanceof RuntimeException r ? r : new IllegalStateException(e.getCause());
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                    return;
+                }
+            }
+            tInsert = insertNanos.get();
             removeVanished(seen, true);
             listedAt = clock.instant();
             version.incrementAndGet();
@@ -309,12 +328,19 @@ public final class HistoryIndex implements AutoCloseable {
         if (rows.isEmpty()) {
             return;
         }
+        boolean sqlite = store.dialect() == Dialect.SQLITE;
         List<Known> added = store.write(h -> {
+            // SQLite: the rows are numbered here, so only sessions that were there already need reading back
+            long firstId = sqlite ? h.createQuery("SELECT MAX(COALESCE((SELECT MAX(id) FROM history_sessions), 0), "
+                    + "COALESCE((SELECT seq FROM sqlite_sequence WHERE name = 'history_sessions'), 0)) + 1")
+                    .mapTo(Long.class).one() : 0;
+            int[] counts;
             try (java.sql.PreparedStatement ps = h.getConnection().prepareStatement("INSERT INTO history_sessions "
                     + "(provider, session_id, home, path, size, mtime, read_offset, corrupt_lines, project_path, "
                     + "project_name, title, title_rank, first_prompt, created_at, last_activity, message_count, "
-                    + "subagent, usage_json) VALUES (?, ?, ?, ?, ?, ?, -1, 0, ?, ?, ?, 0, ?, ?, ?, 0, ?, NULL) "
-                    + "ON CONFLICT (provider, session_id) DO NOTHING")) {
+                    + "subagent, usage_json" + (sqlite ? ", id" : "") + ") VALUES (?, ?, ?, ?, ?, ?, -1, 0, ?, ?, ?, 0, "
+                    + "?, ?, ?, 0, ?, NULL" + (sqlite ? ", ?" : "") + ") ON CONFLICT (provider, session_id) DO NOTHING")) {
+                long nextId = firstId;
                 for (Peeked p : rows) {
                     SessionFile f = p.file();
                     SessionSummary s = p.summary();
@@ -332,16 +358,25 @@ public final class HistoryIndex implements AutoCloseable {
                     ps.setLong(11, s.createdAt() == null ? mtime : s.createdAt().toEpochMilli());
                     ps.setLong(12, mtime);
                     ps.setInt(13, s.subagent() ? 1 : 0);
+                    if (sqlite) {
+                        ps.setLong(14, nextId++);
+                    }
                     ps.addBatch();
                 }
-                ps.executeBatch();
+                counts = ps.executeBatch();
             } catch (java.sql.SQLException e) {
                 throw new IllegalStateException("writing history sessions failed", e);
             }
             List<Known> out = new ArrayList<>();
             Map<String, List<SessionFile>> byProvider = new HashMap<>();
-            for (Peeked p : rows) {
-                byProvider.computeIfAbsent(p.file().provider(), x -> new ArrayList<>()).add(p.file());
+            for (int i = 0; i < rows.size(); i++) {
+                SessionFile f = rows.get(i).file();
+                if (sqlite && i < counts.length && counts[i] == 1) {
+                    out.add(new Known(firstId + i, f.provider(), f.sessionId(), f.home(), f.path().toString(),
+                            f.size(), f.modified().toEpochMilli(), -1, 0));
+                } else {
+                    byProvider.computeIfAbsent(f.provider(), x -> new ArrayList<>()).add(f);
+                }
             }
             for (Map.Entry<String, List<SessionFile>> e : byProvider.entrySet()) {
                 Map<String, SessionFile> bySid = new HashMap<>();
