@@ -644,7 +644,10 @@ public final class HistoryIndex implements AutoCloseable {
                 long src = clip ? clippedAt(m) : -1;
                 HistoryMessage stored = src >= 0 ? clipped(m) : m;
                 if (at != null) {
-                    out.add(new UpdateMessage(key, at, stored, src));
+                    // an update of a message not handed over yet replaces its insert (no UPDATE, no full-text churn)
+                    if (!out.replaceInsert(at, stored, src)) {
+                        out.add(new UpdateMessage(key, at, stored, src));
+                    }
                 } else {
                     if (ids != null) {
                         ids.put(m.id(), position[0]);
@@ -757,10 +760,17 @@ public final class HistoryIndex implements AutoCloseable {
     /** One reader's writes for the session it reads, handed to the writer a chunk at a time. */
     private final class Outbox {
         private List<Op> ops = new ArrayList<>();
+        /** Position -> index in {@link #ops} of the inserts not handed over yet. */
+        private final Map<Long, Integer> inserts = new HashMap<>();
         private long chars;
         boolean sentMessages;
 
         void add(Op op) {
+            if (op instanceof DropMessages) {
+                inserts.clear();
+            } else if (op instanceof InsertMessage i) {
+                inserts.put(i.position(), ops.size());
+            }
             ops.add(op);
             chars += 64;
             if (op instanceof InsertMessage i) {
@@ -768,6 +778,18 @@ public final class HistoryIndex implements AutoCloseable {
             } else if (op instanceof UpdateMessage u) {
                 chars += chars(u.m());
             }
+        }
+
+        /** Replaces the pending insert at {@code position} with the message's newer version; false if none. */
+        boolean replaceInsert(long position, HistoryMessage m, long src) {
+            Integer at = inserts.get(position);
+            if (at == null) {
+                return false;
+            }
+            InsertMessage old = (InsertMessage) ops.get(at);
+            ops.set(at, new InsertMessage(old.key(), position, m, src));
+            chars += chars(m) - chars(old.m());
+            return true;
         }
 
         boolean full() {
@@ -788,6 +810,7 @@ public final class HistoryIndex implements AutoCloseable {
             sentMessages |= ops.stream().anyMatch(o -> o instanceof InsertMessage || o instanceof UpdateMessage);
             inbox.add(new Chunk(ops, chars, permits));
             ops = new ArrayList<>();
+            inserts.clear();
             chars = 0;
         }
 
