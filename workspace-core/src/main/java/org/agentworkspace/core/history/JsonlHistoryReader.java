@@ -109,8 +109,9 @@ abstract class JsonlHistoryReader implements HistoryReader {
             return List.of();
         }
         List<HistoryMessage> out = new ArrayList<>();
-        // one line: stop after the first line ends (whatever its length, up to MAX_LINE_BYTES)
-        read(file, offset, offset + 1, false, false, new HistorySink() {
+        // one line: stop after the first line ends (whatever its length, up to MAX_LINE_BYTES); small reads, since
+        // a page may re-read dozens of records
+        read(file, offset, offset + 1, false, false, MAX_LINE_BYTES, RECORD_CHUNK, new HistorySink() {
             @Override
             public void accept(HistoryMessage message) {
                 out.add(message);
@@ -123,6 +124,9 @@ abstract class JsonlHistoryReader implements HistoryReader {
         });
         return out;
     }
+
+    /** First read of a single record (the buffer grows for a longer line). */
+    static final int RECORD_CHUNK = 16 * 1024;
 
     /** Chunk size of head-only peeks (most heads are complete within the first few lines). */
     static final int PEEK_CHUNK = 8 * 1024;
