@@ -56,9 +56,10 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
  *
  * <p>Phase 1 (listing) discovers every provider's sessions under the history homes; a session whose file size and
  * mtime match its stored row costs nothing, a new one is peeked at (head of the file only) and written in large
- * batches. Phase 2 (indexing, at most {@link #WORKERS} threads) reads each new or changed session from its stored
- * offset, upserts its messages (full text follows through triggers or a generated column) and its exact facts in
- * transactions of a few thousand rows. A {@link HistoryWatcher} (JDK WatchService, 100 ms debounce) and a periodic
+ * batches. Phase 2 (indexing): {@link #WORKERS} reader threads read each new or changed session from its stored
+ * offset and hand its messages (long tool payloads clipped, completed from the file on page reads) and exact facts
+ * to one writer thread, which stores them, with their full-text rows, in transactions of up to
+ * {@link #TX_ROWS} rows. A {@link HistoryWatcher} (JDK WatchService, 100 ms debounce) and a periodic
  * size/mtime sweep keep the index current. Routes read only the store.
  */
 public final class HistoryIndex implements AutoCloseable {
