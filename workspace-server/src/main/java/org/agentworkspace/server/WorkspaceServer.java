@@ -252,6 +252,18 @@ public final class WorkspaceServer implements AutoCloseable {
                         + " (is the port in use?)");
             }
             long tWeb = System.nanoTime();
+            List<Runnable> warmUps = table.warmUps();
+            if (!warmUps.isEmpty()) {
+                Thread.ofPlatform().daemon().name("aw-warm-up").start(() -> {
+                    for (Runnable r : warmUps) {
+                        try {
+                            r.run();
+                        } catch (RuntimeException e) {
+                            LOG.log(System.Logger.Level.DEBUG, "warm-up failed: " + e);
+                        }
+                    }
+                });
+            }
             LOG.log(System.Logger.Level.INFO, "Agent Workspace " + ctx.build().version() + " listening on http://"
                     + config.host() + ":" + web.port() + " (data in " + config.engine().dataDir() + ")");
             LOG.log(System.Logger.Level.INFO, String.format(java.util.Locale.ROOT, "started in %d ms: engine %d, "

@@ -25,6 +25,11 @@ public abstract class ApiService implements HttpService {
     /** Declares the family's routes; paths are absolute (the service is registered at the root). */
     protected abstract void declare(Routes routes);
 
+    /** The JSON mapping of this service's calls (for answers serialized ahead of a request). */
+    protected final Json json() {
+        return guard.json();
+    }
+
     @Override
     public final void routing(HttpRules rules) {
         declare(new Routes(rules));

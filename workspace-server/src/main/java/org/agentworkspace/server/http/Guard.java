@@ -55,6 +55,11 @@ public final class Guard {
     /** Origins opened at run time (a public tunnel): allowed like configured ones while they are open. */
     private final java.util.Set<String> exposedOrigins = java.util.concurrent.ConcurrentHashMap.newKeySet();
 
+    /** The JSON mapping every call of this guard uses. */
+    public Json json() {
+        return json;
+    }
+
     public Guard(Authentication auth, SessionTokens tokens, ServerConfig config, Json json) {
         this.auth = auth;
         this.tokens = tokens;

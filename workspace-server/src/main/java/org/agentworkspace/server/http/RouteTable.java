@@ -31,6 +31,16 @@ public final class RouteTable {
     }
 
     private final List<Route> routes = new ArrayList<>();
+    private final List<Runnable> warmUps = new ArrayList<>();
+
+    /** Work a service wants done once the server listens (in the background), such as caching a first answer. */
+    public synchronized void warmUp(Runnable work) {
+        warmUps.add(work);
+    }
+
+    public synchronized List<Runnable> warmUps() {
+        return List.copyOf(warmUps);
+    }
 
     void add(Route route) {
         routes.add(route);

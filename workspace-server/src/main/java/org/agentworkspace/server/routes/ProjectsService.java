@@ -30,6 +30,35 @@ public final class ProjectsService extends ApiService {
         super("projects", guard, table);
         this.projects = projects;
         this.history = history;
+        table.warmUp(this::warm);
+    }
+
+    /**
+     * Serializes the project list ahead of the first request: once when the server listens (a restart: the index
+     * is in the store) and again when the history listing completes (a fresh index), so a client's first list is
+     * a cached answer rather than a cold query.
+     */
+    private void warm() {
+        cachedList();
+        try {
+            if (history.awaitListed(java.time.Duration.ofSeconds(30))) {
+                cachedList();
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+
+    private byte[] cachedList() {
+        long hv = history.version();
+        long rv = projects.version() + sessionChanges.get();
+        Serialized c = listCache;
+        if (c == null || c.historyVersion() != hv || c.registryVersion() != rv) {
+            List<Map<String, Object>> out = history.projects().stream().map(Views::project).toList();
+            c = new Serialized(hv, rv, json().write(out));
+            listCache = c;
+        }
+        return c.bytes();
     }
 
     @Override
@@ -58,15 +87,7 @@ public final class ProjectsService extends ApiService {
             new java.util.concurrent.ConcurrentHashMap<>();
 
     private void list(Call call) {
-        long hv = history.version();
-        long rv = projects.version() + sessionChanges.get();
-        Serialized c = listCache;
-        if (c == null || c.historyVersion() != hv || c.registryVersion() != rv) {
-            List<Map<String, Object>> out = history.projects().stream().map(Views::project).toList();
-            c = new Serialized(hv, rv, call.serialize(out));
-            listCache = c;
-        }
-        call.okJson(c.bytes());
+        call.okJson(cachedList());
     }
 
     /** Session deletes through this service (the index's version also moves once it notices the file is gone). */
