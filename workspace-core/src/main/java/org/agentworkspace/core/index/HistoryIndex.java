@@ -603,7 +603,9 @@ public final class HistoryIndex implements AutoCloseable {
                     + "writing, {4} ms CPU, {5} ms waiting for readers)", known.size(), writtenMessages.get(),
                     readNanos.get() / 1_000_000, writeNanos.get() / 1_000_000, writerCpuNanos.get() / 1_000_000,
                     writerIdleNanos.get() / 1_000_000);
-            // indexing is over: let a collector that shrinks the heap (scripts/run.sh) give the memory back
+            // indexing is over: the store's idle connections drop their page caches, and a collector that shrinks
+            // the heap (scripts/run.sh) gives the memory back
+            store.releaseMemory();
             System.gc();
         }
     }

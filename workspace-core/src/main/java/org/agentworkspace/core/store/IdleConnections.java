@@ -1,5 +1,8 @@
 package org.agentworkspace.core.store;
 
+import java.util.ArrayList;
+import java.util.List;
+
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.util.concurrent.ArrayBlockingQueue;
@@ -67,6 +70,26 @@ final class IdleConnections implements ConnectionFactory, AutoCloseable {
         }
         if (closed) {
             drain();
+        }
+    }
+
+    /**
+     * Runs {@code sql} on every idle connection (SQLite's {@code PRAGMA shrink_memory} after a burst of work: the
+     * page caches go back to the allocator); a connection that fails it is dropped.
+     */
+    void onIdle(String sql) {
+        List<Idle> taken = new ArrayList<>();
+        idle.drainTo(taken);
+        for (Idle i : taken) {
+            try (java.sql.Statement st = i.connection().createStatement()) {
+                st.execute(sql);
+            } catch (SQLException e) {
+                quietlyClose(i.connection());
+                continue;
+            }
+            if (closed || !idle.offer(i)) {
+                quietlyClose(i.connection());
+            }
         }
     }
 

@@ -126,6 +126,13 @@ public final class Store implements AutoCloseable {
         return dialect;
     }
 
+    /** After a burst of work (a full index read): idle SQLite connections give their page caches back. */
+    public void releaseMemory() {
+        if (dialect == Dialect.SQLITE) {
+            connections.onIdle("PRAGMA shrink_memory");
+        }
+    }
+
     /** Runs a read on an auto-commit handle. */
     public <R> R read(Function<Handle, R> work) {
         return jdbi.withHandle(work::apply);
