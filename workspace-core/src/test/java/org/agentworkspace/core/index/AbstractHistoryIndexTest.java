@@ -254,7 +254,8 @@ abstract class AbstractHistoryIndexTest {
                         + "\"tool_use_id\":\"call-2\",\"content\":\"short\"}]},\"uuid\":\"l-3\","
                         + "\"timestamp\":\"2026-11-22T02:00:02.000Z\"," + head + "}") + "\n");
         String name = ProjectRegistry.nameFor(longProject);
-        poll("the long session indexed", Duration.ofSeconds(5), () -> {
+        // a new folder: the watcher registers it and lists it (the sweep is the backstop); generous under load
+        poll("the long session indexed", Duration.ofSeconds(15), () -> {
             try {
                 return index().messages(name, sid, null, 10, 0).total() == 5 && index().status().filesPending() == 0;
             } catch (WorkspaceException e) {
@@ -443,7 +444,7 @@ abstract class AbstractHistoryIndexTest {
         Files.writeString(dir.resolve(sid + ".jsonl"), "{\"type\":\"user\",\"message\":{\"role\":\"user\","
                 + "\"content\":\"fresh session\"},\"uuid\":\"n-1\",\"timestamp\":\"2026-11-22T02:00:00.000Z\","
                 + "\"cwd\":\"" + newProject + "\",\"sessionId\":\"" + sid + "\"}\n");
-        poll("the new project", Duration.ofSeconds(5), () -> index().projects().stream()
+        poll("the new project", Duration.ofSeconds(15), () -> index().projects().stream()
                 .anyMatch(p -> p.name().equals(ProjectRegistry.nameFor(newProject))
                         && p.sessions().size() == 1 && p.sessions().getFirst().title().equals("fresh session")));
         try (Stream<Path> s = Files.list(dir)) {
