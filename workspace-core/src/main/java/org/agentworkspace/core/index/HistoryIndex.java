@@ -1152,6 +1152,11 @@ public final class HistoryIndex implements AutoCloseable {
                 listedAt, readyAt);
     }
 
+    /** Whether phase 1 finished: the project list holds every session found on disk. */
+    public boolean listed() {
+        return listedAt != null;
+    }
+
     /** Waits until phase 1 finished; true when it did within {@code timeout}. */
     public boolean awaitListed(Duration timeout) throws InterruptedException {
         return await(() -> listedAt != null, timeout);

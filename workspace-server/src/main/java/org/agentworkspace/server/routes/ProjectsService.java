@@ -53,7 +53,10 @@ public final class ProjectsService extends ApiService {
         long hv = history.version();
         long rv = projects.version() + sessionChanges.get();
         Serialized c = listCache;
-        if (c == null || c.historyVersion() != hv || c.registryVersion() != rv) {
+        boolean fresh = c != null && c.historyVersion() == hv && c.registryVersion() == rv;
+        boolean recentDuringListing = c != null && c.registryVersion() == rv && !history.listed()
+                && System.nanoTime() - c.builtAt() < LISTING_REBUILD_NANOS;
+        if (!fresh && !recentDuringListing) {
             List<Map<String, Object>> out = history.projects().stream().map(Views::project).toList();
             c = new Serialized(hv, rv, json().write(out));
             listCache = c;
@@ -78,8 +81,18 @@ public final class ProjectsService extends ApiService {
      * deregistration; a second server on the same PostgreSQL store sees another node's change once its own index
      * or registry moves).
      */
-    private record Serialized(long historyVersion, long registryVersion, byte[] bytes) {
+    private record Serialized(long historyVersion, long registryVersion, byte[] bytes, long builtAt) {
+        Serialized(long historyVersion, long registryVersion, byte[] bytes) {
+            this(historyVersion, registryVersion, bytes, System.nanoTime());
+        }
     }
+
+    /**
+     * While the index is still listing (its version moves with every 1,000 sessions stored), a list at most this old
+     * is answered again rather than rebuilt: clients polling a first start see progress without taking the CPU the
+     * listing needs.
+     */
+    private static final long LISTING_REBUILD_NANOS = 500_000_000L;
 
     private volatile Serialized listCache;
     private volatile Serialized sessionsCacheVersion;
