@@ -1371,8 +1371,9 @@ public final class HistoryIndex implements AutoCloseable {
         return s;
     }
 
+    /** {@code messages}: the stored rows' count, exact whenever {@code offset >= 0} (written with the last rows). */
     private record Row(long key, String provider, String sessionId, Path home, String path, long size, long mtime,
-            long offset, String projectName) {
+            long offset, String projectName, long messages) {
     }
 
     private Row findSession(String projectName, String sessionId, String provider) {
@@ -1384,7 +1385,8 @@ public final class HistoryIndex implements AutoCloseable {
                 .bind("s", sessionId).bindMap(provider == null ? Map.of() : Map.of("p", provider))
                 .map((rs, ctx) -> new Row(rs.getLong("id"), rs.getString("provider"), rs.getString("session_id"),
                         Path.of(rs.getString("home")), rs.getString("path"), rs.getLong("size"), rs.getLong("mtime"),
-                        rs.getLong("read_offset"), rs.getString("project_name"))).list());
+                        rs.getLong("read_offset"), rs.getString("project_name"), rs.getLong("message_count")))
+                .list());
         for (Row r : rows) {
             if (projectName == null || projectName.equals(r.projectName())) {
                 return r;
@@ -1415,8 +1417,7 @@ public final class HistoryIndex implements AutoCloseable {
         }
         List<Long> sources = new ArrayList<>();
         MessagePage stored = store.read(h -> {
-            int total = (int) Math.min(Integer.MAX_VALUE, h.createQuery("SELECT COUNT(*) FROM history_messages "
-                    + "WHERE session_key = :k").bind("k", row.key()).mapTo(Long.class).one());
+            int total = (int) Math.min(Integer.MAX_VALUE, row.messages());
             if (limit == 0 || offset >= total) {
                 return new MessagePage(List.of(), total, false, offset, limit);
             }
