@@ -25,7 +25,7 @@ import org.agentworkspace.api.history.SessionSummary;
  * the provider needs are materialised) and hands it to a per-read {@link LineHandler}.
  *
  * <p>Line policy: blank lines are ignored; a line that is not one JSON object (garbage, binary, cut) is skipped and
- * counted as corrupt; a line longer than {@link HistoryReader#MAX_LINE_BYTES} is skipped and counted as oversized;
+ * counted as corrupt; a line longer than {@link #LINE_LIMIT} is skipped and counted as oversized;
  * a last line without '\n' that parses is consumed, one that does not is left unconsumed ({@code partialTail}) so
  * the next incremental read picks it up once the CLI has finished writing it.
  */
@@ -109,9 +109,9 @@ abstract class JsonlHistoryReader implements HistoryReader {
             return List.of();
         }
         List<HistoryMessage> out = new ArrayList<>();
-        // one line: stop after the first line ends (whatever its length, up to MAX_LINE_BYTES); small reads, since
+        // one line: stop after the first line ends (whatever its length, up to LINE_LIMIT); small reads, since
         // a page may re-read dozens of records
-        read(file, offset, offset + 1, false, false, MAX_LINE_BYTES, RECORD_CHUNK, new HistorySink() {
+        read(file, offset, offset + 1, false, false, LINE_LIMIT, RECORD_CHUNK, new HistorySink() {
             @Override
             public void accept(HistoryMessage message) {
                 out.add(message);
@@ -124,6 +124,14 @@ abstract class JsonlHistoryReader implements HistoryReader {
         });
         return out;
     }
+
+    /**
+     * Longest line parsed: {@link HistoryReader#MAX_LINE_BYTES}, and at most a sixth of the JVM's maximum heap (a
+     * parsed line takes about three times its size at once, so a small server heap skips a giant line as oversized
+     * instead of running out of memory).
+     */
+    static final int LINE_LIMIT = (int) Math.min(MAX_LINE_BYTES,
+            Math.max(1L << 20, Runtime.getRuntime().maxMemory() / 6));
 
     /** First read of a single record (the buffer grows for a longer line). */
     static final int RECORD_CHUNK = 16 * 1024;
@@ -138,7 +146,7 @@ abstract class JsonlHistoryReader implements HistoryReader {
      */
     ReadResult read(SessionFile file, long start, long stopAfter, boolean align, boolean stopWhenHeadComplete,
             HistorySink sink) throws IOException {
-        return read(file, start, stopAfter, align, stopWhenHeadComplete, MAX_LINE_BYTES, sink);
+        return read(file, start, stopAfter, align, stopWhenHeadComplete, LINE_LIMIT, sink);
     }
 
     ReadResult read(SessionFile file, long start, long stopAfter, boolean align, boolean stopWhenHeadComplete,

@@ -676,11 +676,13 @@ public final class HistoryIndex implements AutoCloseable {
         ReadResult r;
         try {
             r = reader.readFrom(f, from, sink);
-        } catch (IOException | RuntimeException e) {
+        } catch (IOException | RuntimeException | OutOfMemoryError e) {
             if (e instanceof Interrupted i) {
                 throw i;
             }
-            LOG.log(Level.DEBUG, "cannot read {0}: {1}", f.path(), e.toString());
+            // a record too large for this heap fails alone (its arrays are garbage now); the index goes on
+            LOG.log(e instanceof OutOfMemoryError ? Level.WARNING : Level.DEBUG, "cannot read {0}: {1}", f.path(),
+                    e.toString());
             // unreadable now: remember the file state so it is not retried until it changes; a read that already
             // handed over messages is redone from the start next time
             out.add(new Done(key, f, out.sentMessages ? -1 : offset, null, 0, false, kn.messages()));
