@@ -17,12 +17,12 @@ if [ "$stale" = 1 ]; then
   echo "building the server (first run, or sources changed)..." >&2
   ./mvnw -q -B -DskipTests -pl workspace-server -am install >&2
 fi
-# Memory: a capped heap and the serial collector keep the process small while the history index reads a large
-# history (targets: under 250 MB resident while indexing, 150 MB idle; docs/configuration.md "Memory").
-# AW_JAVA_OPTS replaces these flags.
-# Start-up: an application class-data archive next to the jar (written when the server exits the first time, and
-# again whenever the jar changed) roughly halves the time to the first answer.
-read -r -a java_opts <<< "${AW_JAVA_OPTS:--Xms32m -Xmx128m -XX:+UseSerialGC -XX:MinHeapFreeRatio=10 -XX:MaxHeapFreeRatio=30 -XX:MaxMetaspaceSize=128m -XX:ReservedCodeCacheSize=64m -Xss512k -XX:+AutoCreateSharedArchive -XX:SharedArchiveFile=workspace-server/target/workspace-server.jsa -Xlog:cds=error}"
-# fewer glibc malloc arenas: SQLite's native allocations from several threads otherwise fragment into many
-export MALLOC_ARENA_MAX="${MALLOC_ARENA_MAX:-2}"
-exec "$JAVA_HOME/bin/java" "${java_opts[@]}" -jar "$jar" "$@"
+# JVM flags (memory limits, start-up cache): scripts/jvm-opts.sh, shared with bench/history/run.sh; AW_JAVA_OPTS
+# replaces them. The start-up cache (a JDK 25 AOT cache next to the jar) is written by scripts/aot-cache.sh once per
+# build, before the first start; when it cannot be written the server starts without it, only slower.
+. scripts/jvm-opts.sh
+if [ -z "${AW_JAVA_OPTS:-}" ]; then
+  scripts/aot-cache.sh || echo "starting without the start-up cache" >&2
+fi
+read -r -a java_opts <<< "$(aw_server_java_opts)"
+exec "$JAVA_HOME/bin/java" "${java_opts[@]}" -jar "$AW_SERVER_JAR" "$@"

@@ -1,4 +1,4 @@
-#!/bin/sh
+#!/usr/bin/env bash
 # The history index over a generated 2 GB HOME, through the server jar (see HistoryIndexBench.java and
 # docs/benchmarks.md "History index (2 GB)").
 # Usage: bench/history/run.sh [requests=50]
@@ -26,10 +26,13 @@ if [ ! -f "$home/aw-historygen-manifest.json" ]; then
     rm -rf "$home"
     mv "$home.partial" "$home"
 fi
-# the flags and malloc setting scripts/run.sh starts the server with (read from it, so they stay in step)
-run_opts=$(sed -n 's/.*AW_JAVA_OPTS:-\([^}]*\)}.*/\1/p' scripts/run.sh | head -n 1)
-AW_BENCH_JAVA_OPTS=${AW_BENCH_JAVA_OPTS:-$run_opts}
-MALLOC_ARENA_MAX=${MALLOC_ARENA_MAX:-$(sed -n 's/.*MALLOC_ARENA_MAX:-\([0-9]*\)}.*/\1/p' scripts/run.sh | head -n 1)}
+# the flags, start-up cache and malloc setting scripts/run.sh starts the server with (scripts/jvm-opts.sh)
+. scripts/jdk.sh
+. scripts/jvm-opts.sh
+if [ -z "${AW_BENCH_JAVA_OPTS:-}" ] && [ -z "${AW_JAVA_OPTS:-}" ]; then
+    scripts/aot-cache.sh || echo "benchmarking without the start-up cache" >&2
+fi
+AW_BENCH_JAVA_OPTS=${AW_BENCH_JAVA_OPTS:-$(aw_server_java_opts)}
 export AW_BENCH_JAVA_OPTS MALLOC_ARENA_MAX
 exec "$JAVA_HOME/bin/java" -cp "$runner" bench/history/HistoryIndexBench.java \
     workspace-server/target/workspace-server.jar "$home" "$@"

@@ -20,6 +20,7 @@ import org.agentworkspace.core.secrets.UserSecrets;
 import org.agentworkspace.core.settings.UserSettings;
 import org.agentworkspace.core.tasks.Tasks;
 import org.agentworkspace.core.store.SecureFiles;
+import org.agentworkspace.core.store.SqliteNative;
 import org.agentworkspace.core.store.Store;
 
 /**
@@ -105,6 +106,10 @@ public final class WorkspaceEngine implements AutoCloseable {
                     SIGNING_SECRET_BYTES);
             SecretBox box = SecretBox.open(config.dataDir());
             String url = config.jdbcUrl() != null ? config.jdbcUrl() : Store.sqliteUrl(config.dataDir());
+            if (url.startsWith("jdbc:sqlite:")) {
+                // once per JVM: the driver's native library from native/ instead of a fresh copy in the temp dir
+                SqliteNative.prepare(config.dataDir().resolve("native"));
+            }
             return new WorkspaceEngine(config, Store.open(url), secret, box, Map.copyOf(environment));
         } catch (IOException e) {
             throw new UncheckedIOException("cannot prepare the data directory", e);

@@ -1,20 +1,11 @@
 package org.agentworkspace.git;
 
-import java.io.IOException;
-import java.nio.file.Files;
-import java.nio.file.LinkOption;
 import java.nio.file.Path;
-import java.util.Objects;
 
 import org.agentworkspace.api.WorkspaceException;
 import org.agentworkspace.api.vcs.Vcs;
-import org.agentworkspace.api.vcs.VcsErrorCodes;
 import org.agentworkspace.api.vcs.VcsFactory;
 import org.agentworkspace.api.vcs.VcsOptions;
-import org.eclipse.jgit.errors.RepositoryNotFoundException;
-import org.eclipse.jgit.lib.Repository;
-import org.eclipse.jgit.storage.file.FileRepositoryBuilder;
-import org.eclipse.jgit.util.FS;
 
 /**
  * Opens git working trees with JGit. The directory given must be the working tree's root: it holds {@code .git}
@@ -23,10 +14,12 @@ import org.eclipse.jgit.util.FS;
  * the repository configures ever runs. Environment variables such as {@code GIT_DIR} are not read. POSIX hosts
  * only (Linux, macOS): the no-exec file system extends JGit's POSIX one. Remotes over ssh are not supported (JGit's
  * core has no ssh client); they fail with {@code GIT_REMOTE_UNAVAILABLE}.
+ *
+ * <p>This class names no JGit type: the service loader instantiates it when the engine starts, and JGit (a signed
+ * jar, whose classes the JVM verifies against the signature as it loads them, and which a start-up cache skips) is
+ * loaded only by the first {@link #open} ({@link JGitOpener}).
  */
 public final class JGitVcsFactory implements VcsFactory {
-    private final FS fs = new NoExecFS();
-
     /** Used by {@code ServiceLoader}. */
     public JGitVcsFactory() {
     }
@@ -47,41 +40,6 @@ public final class JGitVcsFactory implements VcsFactory {
 
     @Override
     public Vcs open(Path workTree, VcsOptions options) {
-        Objects.requireNonNull(workTree, "workTree");
-        Objects.requireNonNull(options, "options");
-        Path root;
-        try {
-            root = workTree.toRealPath();
-        } catch (IOException e) {
-            throw notARepository();
-        }
-        Path dotGit = root.resolve(".git");
-        if (!Files.isDirectory(root) || Files.isSymbolicLink(dotGit)
-                || !Files.exists(dotGit, LinkOption.NOFOLLOW_LINKS)) {
-            throw notARepository();
-        }
-        FileRepositoryBuilder builder = new FileRepositoryBuilder().setFS(fs.newInstance())
-                .setWorkTree(root.toFile()).setMustExist(true);
-        if (Files.isDirectory(dotGit, LinkOption.NOFOLLOW_LINKS)) {
-            builder.setGitDir(dotGit.toFile());
-        }
-        Repository repository;
-        try {
-            repository = builder.build();
-        } catch (RepositoryNotFoundException | IllegalArgumentException e) {
-            throw notARepository();
-        } catch (IOException e) {
-            throw notARepository();
-        }
-        if (repository.isBare()) {
-            repository.close();
-            throw notARepository();
-        }
-        return new JGitVcs(repository, options);
-    }
-
-    private static WorkspaceException notARepository() {
-        return new WorkspaceException.Conflict(VcsErrorCodes.NOT_A_GIT_REPOSITORY,
-                "the project directory is not the root of a git working tree");
+        return JGitOpener.open(workTree, options);
     }
 }

@@ -4,6 +4,8 @@ import java.net.URI;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.FutureTask;
 
 import io.helidon.http.HeaderNames;
 import io.helidon.http.Status;
@@ -91,6 +93,12 @@ public final class WorkspaceServer implements AutoCloseable {
 
         public static Context create(WorkspaceEngine engine, ServerConfig config, Map<String, String> env,
                                      ChatLimits chatLimits) {
+            return create(engine, config, env, chatLimits, OpenApiDocument.load());
+        }
+
+        /** As {@link #create(WorkspaceEngine, ServerConfig, Map, ChatLimits)}, with the document already loaded. */
+        public static Context create(WorkspaceEngine engine, ServerConfig config, Map<String, String> env,
+                                     ChatLimits chatLimits, OpenApiDocument openApi) {
             Json json = new Json(config.maxFileBodyBytes());
             SessionTokens tokens = new SessionTokens(engine.signingSecret(), engine.config().clock(),
                     engine.config().auth().sessionLifetime());
@@ -104,7 +112,7 @@ public final class WorkspaceServer implements AutoCloseable {
             AgentRuns agentRuns = AgentRuns.create(engine.runs(), AgentProviders.load(), engine.config().dataDir(),
                     System.getenv(), agent);
             return new Context(engine, config, json, tokens, guard, new ErrorResponses(json), BuildInfo.detect(env),
-                    OpenApiDocument.load(), browser, agentRuns,
+                    openApi, browser, agentRuns,
                     new Repositories(config.agent(), engine.config().dataDir()),
                     new ChatEndpoint(new WsGate(guard), agentRuns, chatLimits, json.mapper()), Map.copyOf(env));
         }
@@ -199,12 +207,16 @@ public final class WorkspaceServer implements AutoCloseable {
     public static WorkspaceServer start(ServerConfig config, Map<String, String> env, ShellLimits shellLimits,
                                         ChatLimits chatLimits) {
         long t0 = System.nanoTime();
+        // the OpenAPI document (a YAML parse) is read on the second core while the engine opens; the route check
+        // below waits for it, so nothing is served before it passed
+        FutureTask<OpenApiDocument> openApi = new FutureTask<>(OpenApiDocument::load);
+        Thread.ofPlatform().name("aw-start-openapi").daemon().start(openApi);
         WorkspaceEngine engine = WorkspaceEngine.open(config.engine(), env);
         long tEngine = System.nanoTime();
         ShellEndpoint shell = null;
         ChatEndpoint chat = null;
         try {
-            Context ctx = Context.create(engine, config, env, chatLimits);
+            Context ctx = Context.create(engine, config, env, chatLimits, await(openApi));
             long tContext = System.nanoTime();
             chat = ctx.chat();
             HttpRouting.Builder routing = HttpRouting.builder();
@@ -281,6 +293,21 @@ public final class WorkspaceServer implements AutoCloseable {
             }
             engine.close();
             throw e;
+        }
+    }
+
+    /** The task's result; its exception (a missing or unreadable document) is rethrown as it was thrown. */
+    private static OpenApiDocument await(FutureTask<OpenApiDocument> task) {
+        try {
+            return task.get();
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException("interrupted while reading the OpenAPI document", e);
+        } catch (ExecutionException e) {
+            if (e.getCause() instanceof RuntimeException r) {
+                throw r;
+            }
+            throw new IllegalStateException("the OpenAPI document cannot be read", e.getCause());
         }
     }
 

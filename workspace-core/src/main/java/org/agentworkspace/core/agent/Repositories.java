@@ -24,18 +24,9 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 
-import org.eclipse.jgit.api.Git;
-import org.eclipse.jgit.api.errors.GitAPIException;
-import org.eclipse.jgit.lib.Constants;
-import org.eclipse.jgit.lib.Ref;
-import org.eclipse.jgit.lib.StoredConfig;
-import org.eclipse.jgit.revwalk.RevCommit;
-import org.eclipse.jgit.transport.CredentialsProvider;
-import org.eclipse.jgit.transport.FetchResult;
-import org.eclipse.jgit.transport.RefSpec;
-import org.eclipse.jgit.transport.UsernamePasswordCredentialsProvider;
 
 import org.agentworkspace.api.WorkspaceException;
+import org.agentworkspace.core.network.LazyHttpClient;
 
 /**
  * Repositories for {@code githubUrl} runs: the URL check (before any connection), the clone, the branch push and
@@ -54,8 +45,8 @@ public final class Repositories {
     private final AgentSettings settings;
     private final Path cloneRoot;
     private final ObjectMapper mapper = new ObjectMapper();
-    private final HttpClient http = HttpClient.newBuilder().followRedirects(HttpClient.Redirect.NEVER)
-            .connectTimeout(Duration.ofSeconds(10)).build();
+    private final LazyHttpClient http = new LazyHttpClient(() -> HttpClient.newBuilder()
+            .followRedirects(HttpClient.Redirect.NEVER).connectTimeout(Duration.ofSeconds(10)).build());
     private final SecureRandom random = new SecureRandom();
 
     public Repositories(AgentSettings settings, Path dataDir) {
@@ -191,11 +182,6 @@ public final class Repositories {
         return Files.isDirectory(dir.resolve(".git"));
     }
 
-    private CredentialsProvider credentials(Optional<String> token) {
-        return token.map(t -> (CredentialsProvider) new UsernamePasswordCredentialsProvider("x-access-token", t))
-                .orElse(CredentialsProvider.getDefault());
-    }
-
     /**
      * Clones the repository into {@code target} (which must not exist or be empty), or into a fresh temporary
      * directory under {@code <dataDir>/clones} when {@code target} is null. The remote is configured without
@@ -225,34 +211,20 @@ public final class Repositories {
             throw new WorkspaceException.Validation(AgentErrorCodes.INVALID_PROJECT_PATH,
                     "the clone directory cannot be created");
         }
-        try (Git git = Git.init().setDirectory(dir.toFile()).setInitialBranch("main").call()) {
-            StoredConfig config = git.getRepository().getConfig();
-            config.setString("remote", "origin", "url", url.display());
-            config.setString("remote", "origin", "fetch", "+refs/heads/*:refs/remotes/origin/*");
-            config.setBoolean("http", null, "followRedirects", false);
-            config.save();
-            FetchResult fetched = git.fetch().setRemote("origin").setCredentialsProvider(credentials(token))
-                    .setRefSpecs(new RefSpec("+refs/heads/*:refs/remotes/origin/*")).setTimeout(120).call();
-            Ref head = fetched.getAdvertisedRef(Constants.HEAD);
-            String branch = head != null && head.isSymbolic()
-                    ? Repository_shortName(head.getTarget().getName()) : "main";
-            git.checkout().setCreateBranch(true).setName(branch).setStartPoint("origin/" + branch)
-                    .setUpstreamMode(org.eclipse.jgit.api.CreateBranchCommand.SetupUpstreamMode.TRACK).call();
-        } catch (GitAPIException | RuntimeException | IOException e) {
+        try {
+            RepositoryGit.cloneInto(dir, url.display(), token);
+        } catch (RuntimeException | IOException e) {
             if (temporary) {
                 delete(dir, true);
             } else {
                 emptyDirectory(dir); // it was empty before: leave no half clone behind
             }
-            LOG.log(System.Logger.Level.INFO, "clone of " + url.display() + " failed: " + e.getClass().getSimpleName());
+            LOG.log(System.Logger.Level.INFO, "clone of " + url.display() + " failed: "
+                    + RepositoryGit.cause(e).getClass().getSimpleName());
             throw new WorkspaceException.Validation(AgentErrorCodes.CLONE_FAILED,
                     "cloning " + url.display() + " failed");
         }
         return new Checkout(dir, temporary);
-    }
-
-    private static String Repository_shortName(String ref) {
-        return ref.startsWith("refs/heads/") ? ref.substring("refs/heads/".length()) : ref;
     }
 
     /** Deletes a temporary clone (never a caller's own {@code projectPath}). */
@@ -285,36 +257,23 @@ public final class Repositories {
      */
     public Published publish(Path project, Optional<String> branchName, String message, Optional<String> token,
                              boolean createPr, Optional<RepositoryUrl> githubUrl) {
-        try (Git git = Git.open(project.toFile())) {
-            String base = git.getRepository().getBranch();
+        try {
             String branch = branchName.orElseGet(() -> autoBranch(message));
-            boolean exists = git.getRepository().findRef(Constants.R_HEADS + branch) != null;
-            git.checkout().setName(branch).setCreateBranch(!exists).call();
-            if (!git.status().call().isClean()) {
-                git.add().addFilepattern(".").call();
-                git.add().addFilepattern(".").setUpdate(true).call();
-                git.commit().setMessage(subject(message)).setAuthor("Agent Workspace", "agent@localhost")
-                        .setCommitter("Agent Workspace", "agent@localhost").setSign(false).call();
-            }
+            String base = RepositoryGit.commitOnBranch(project, branch, subject(message));
             if (token.isEmpty()) {
                 return new Published(branch, Optional.empty());
             }
-            RepositoryUrl url = githubUrl.orElseGet(() -> validate(
-                    git.getRepository().getConfig().getString("remote", "origin", "url")));
-            git.push().setRemote("origin").setCredentialsProvider(credentials(token))
-                    .setRefSpecs(new RefSpec(Constants.R_HEADS + branch + ":" + Constants.R_HEADS + branch))
-                    .setTimeout(120).call();
+            RepositoryUrl url = githubUrl.isPresent() ? githubUrl.get() : validate(RepositoryGit.originUrl(project));
+            RepositoryGit.push(project, branch, token.get());
             if (!createPr) {
                 return new Published(branch, Optional.empty());
             }
-            List<String> commits = new java.util.ArrayList<>();
-            for (RevCommit c : git.log().setMaxCount(5).call()) {
-                commits.add("- " + c.getShortMessage());
-            }
+            List<String> commits = RepositoryGit.recentSubjects(project, 5).stream().map(c -> "- " + c).toList();
             return new Published(branch, Optional.of(pullRequest(url, branch, base, commits.isEmpty()
                     ? subject(message) : commits.getFirst().substring(2), commits, token.get())));
-        } catch (GitAPIException | IOException e) {
-            LOG.log(System.Logger.Level.INFO, "publishing failed: " + e.getClass().getSimpleName());
+        } catch (IOException e) {
+            LOG.log(System.Logger.Level.INFO, "publishing failed: "
+                    + RepositoryGit.cause(e).getClass().getSimpleName());
             throw new WorkspaceException.Validation("GITHUB_FAILED", "pushing the branch failed");
         }
     }
@@ -333,7 +292,7 @@ public final class Repositories {
                 .header("Content-Type", "application/json").header("X-GitHub-Api-Version", "2022-11-28")
                 .POST(HttpRequest.BodyPublishers.ofString(body.toString())).build();
         try {
-            HttpResponse<String> res = http.send(req, HttpResponse.BodyHandlers.ofString());
+            HttpResponse<String> res = http.get().send(req, HttpResponse.BodyHandlers.ofString());
             if (res.statusCode() != 201) {
                 throw new WorkspaceException.Validation("GITHUB_FAILED",
                         "the pull request was refused (HTTP " + res.statusCode() + ")");

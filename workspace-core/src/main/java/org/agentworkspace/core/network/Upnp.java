@@ -54,7 +54,7 @@ public final class Upnp {
 
     private final InetSocketAddress discoveryTarget;
     private final Duration timeout;
-    private final HttpClient http;
+    private final LazyHttpClient http;
     private State state = State.INACTIVE;
     private Gateway mappedOn;
 
@@ -66,8 +66,8 @@ public final class Upnp {
     public Upnp(InetSocketAddress discoveryTarget, Duration timeout) {
         this.discoveryTarget = Objects.requireNonNull(discoveryTarget);
         this.timeout = Objects.requireNonNull(timeout);
-        this.http = HttpClient.newBuilder().connectTimeout(timeout).followRedirects(HttpClient.Redirect.NEVER)
-                .proxy(HttpClient.Builder.NO_PROXY).build();
+        this.http = new LazyHttpClient(() -> HttpClient.newBuilder().connectTimeout(timeout)
+                .followRedirects(HttpClient.Redirect.NEVER).proxy(HttpClient.Builder.NO_PROXY).build());
     }
 
     /** The standard SSDP multicast group. */
@@ -229,7 +229,7 @@ public final class Upnp {
 
     private HttpResponse<byte[]> send(HttpRequest req) {
         try {
-            HttpResponse<byte[]> res = http.send(req, info -> HttpResponse.BodySubscribers.mapping(
+            HttpResponse<byte[]> res = http.get().send(req, info -> HttpResponse.BodySubscribers.mapping(
                     HttpResponse.BodySubscribers.ofInputStream(), in -> {
                         try (in) {
                             return in.readNBytes(MAX_BODY);

@@ -21,6 +21,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 
 import org.agentworkspace.api.provider.ProviderCredentials;
+import org.agentworkspace.core.network.LazyHttpClient;
 
 /**
  * Model catalogs. Without a stored key a provider's catalog is its built-in list. With a stored key the catalog is
@@ -40,15 +41,15 @@ public final class ModelCatalog {
     private final ProviderCredentialStore credentials;
     private final Clock clock;
     private final Duration fetchedTtl;
-    private final HttpClient http;
+    private final LazyHttpClient http;
     private final Map<String, Entry> cache = new ConcurrentHashMap<>();
 
     ModelCatalog(ProviderCredentialStore credentials, Clock clock, Duration fetchedTtl) {
         this.credentials = credentials;
         this.clock = clock;
         this.fetchedTtl = fetchedTtl;
-        this.http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(10))
-                .followRedirects(HttpClient.Redirect.NEVER).build();
+        this.http = new LazyHttpClient(() -> HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(10))
+                .followRedirects(HttpClient.Redirect.NEVER).build());
         credentials.onChange(cache::remove);
     }
 
@@ -203,7 +204,7 @@ public final class ModelCatalog {
         for (int i = 0; i + 1 < headers.length; i += 2) {
             b.header(headers[i], headers[i + 1]);
         }
-        HttpResponse<byte[]> res = http.send(b.build(), HttpResponse.BodyHandlers.ofByteArray());
+        HttpResponse<byte[]> res = http.get().send(b.build(), HttpResponse.BodyHandlers.ofByteArray());
         if (res.statusCode() / 100 != 2) {
             throw new IOException("the model endpoint answered HTTP " + res.statusCode());
         }

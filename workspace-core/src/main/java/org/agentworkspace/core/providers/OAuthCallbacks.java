@@ -18,6 +18,7 @@ import java.util.Map;
 import java.util.Set;
 
 import org.agentworkspace.api.WorkspaceException;
+import org.agentworkspace.core.network.LazyHttpClient;
 
 /**
  * The pasted OAuth callback URL of a browser login. The token is parsed out of the URL's query or fragment: a
@@ -35,12 +36,12 @@ public final class OAuthCallbacks {
     private static final Set<String> LOOPBACK = Set.of("localhost", "127.0.0.1", "::1", "[::1]");
 
     private final ProviderCredentialStore credentials;
-    private final HttpClient http;
+    private final LazyHttpClient http;
 
     OAuthCallbacks(ProviderCredentialStore credentials) {
         this.credentials = credentials;
-        this.http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5))
-                .followRedirects(HttpClient.Redirect.NEVER).build();
+        this.http = new LazyHttpClient(() -> HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5))
+                .followRedirects(HttpClient.Redirect.NEVER).build());
     }
 
     /**
@@ -114,7 +115,7 @@ public final class OAuthCallbacks {
                 + (uri.getRawQuery() == null ? "" : "?" + uri.getRawQuery());
         URI target = URI.create("http://127.0.0.1:" + uri.getPort() + pathAndQuery);
         try {
-            HttpResponse<Void> res = http.send(HttpRequest.newBuilder(target).timeout(Duration.ofSeconds(10)).GET()
+            HttpResponse<Void> res = http.get().send(HttpRequest.newBuilder(target).timeout(Duration.ofSeconds(10)).GET()
                     .build(), HttpResponse.BodyHandlers.discarding());
             return res.statusCode();
         } catch (ConnectException | HttpConnectTimeoutException e) {

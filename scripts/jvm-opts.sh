@@ -1,0 +1,44 @@
+# Sourced by scripts/run.sh, scripts/aot-cache.sh and bench/history/run.sh (after scripts/jdk.sh): the server's JVM
+# flags in one place, so the benchmark measures exactly what run.sh starts. See docs/configuration.md "Memory" and
+# "Start-up".
+
+# Memory: a capped heap and the serial collector keep the process small while the history index reads a large
+# history (targets: under 250 MB resident while indexing, 150 MB idle). The heap starts small and gives memory back
+# after a burst (the free ratios).
+AW_MEMORY_OPTS="-Xms32m -Xmx128m -XX:+UseSerialGC -XX:MinHeapFreeRatio=10 -XX:MaxHeapFreeRatio=30 \
+-XX:MaxMetaspaceSize=128m -XX:ReservedCodeCacheSize=64m -Xss512k"
+
+# The start-up cache next to the jar (scripts/aot-cache.sh writes it).
+AW_SERVER_JAR=workspace-server/target/workspace-server.jar
+AW_AOT_CACHE=workspace-server/target/workspace-server.aot
+AW_CDS_ARCHIVE=workspace-server/target/workspace-server.jsa
+
+# fewer glibc malloc arenas: SQLite's native allocations from several threads otherwise fragment into many
+export MALLOC_ARENA_MAX="${MALLOC_ARENA_MAX:-2}"
+
+# The feature version of $JAVA_HOME/bin/java (jdk.sh's helper).
+aw_jdk_major() {
+  aw_java_major "$JAVA_HOME/bin/java"
+}
+
+# Prints the server's JVM flags: AW_JAVA_OPTS when set (it replaces all of them), otherwise the memory flags plus
+# the start-up cache: on JDK 25+ the AOT cache when scripts/aot-cache.sh has written one (its notes are not printed:
+# a cache the JVM cannot use is only slower, and aot-cache.sh checks each cache it writes with -XX:AOTMode=on);
+# on JDK 21-24 the dynamic class-data archive the JVM writes itself on its first exit.
+aw_server_java_opts() {
+  if [ -n "${AW_JAVA_OPTS:-}" ]; then
+    printf '%s\n' "$AW_JAVA_OPTS"
+    return
+  fi
+  local major
+  major=$(aw_jdk_major)
+  if [ "${major:-0}" -ge 25 ]; then
+    if [ -f "$AW_AOT_CACHE" ]; then
+      printf '%s\n' "$AW_MEMORY_OPTS -XX:AOTCache=$AW_AOT_CACHE -Xlog:aot*=off -Xlog:cds*=off"
+    else
+      printf '%s\n' "$AW_MEMORY_OPTS"
+    fi
+  else
+    printf '%s\n' "$AW_MEMORY_OPTS -XX:+AutoCreateSharedArchive -XX:SharedArchiveFile=$AW_CDS_ARCHIVE -Xlog:cds=error"
+  fi
+}
