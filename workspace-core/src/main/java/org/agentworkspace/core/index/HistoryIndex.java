@@ -1468,6 +1468,11 @@ public final class HistoryIndex implements AutoCloseable {
             }
             HistoryMessage m = out.get(i);
             Map<String, HistoryMessage> record = records.computeIfAbsent(src, o -> {
+                RecordKey rk = new RecordKey(f.path().toString(), o, f.size(), f.modified().toEpochMilli());
+                Map<String, HistoryMessage> cached = recordCache.get(rk);
+                if (cached != null) {
+                    return cached;
+                }
                 Map<String, HistoryMessage> byId = new HashMap<>();
                 try {
                     for (HistoryMessage r : reader.recordAt(f, o)) {
@@ -1475,7 +1480,9 @@ public final class HistoryIndex implements AutoCloseable {
                     }
                 } catch (IOException | RuntimeException e) {
                     LOG.log(Level.DEBUG, "cannot re-read {0} at {1}: {2}", f.path(), o, e.toString());
+                    return byId;
                 }
+                recordCache.put(rk, byId);
                 return byId;
             });
             HistoryMessage whole = record.get(m.id());
@@ -1499,6 +1506,55 @@ public final class HistoryIndex implements AutoCloseable {
         }
         return out;
     }
+
+    /** A record of a session file as it was at a given size and mtime (any change to the file is another key). */
+    private record RecordKey(String path, long offset, long size, long mtime) {
+    }
+
+    /**
+     * Records re-read to complete clipped tool payloads, least recently used first out, bounded by their chars:
+     * clients re-read the newest page of an open session often, and its records are the expensive part of it.
+     */
+    private static final class RecordCache {
+        private final long maxChars;
+        private long chars;
+        private final LinkedHashMap<RecordKey, Map<String, HistoryMessage>> map = new LinkedHashMap<>(64, 0.75f, true);
+
+        RecordCache(long maxChars) {
+            this.maxChars = maxChars;
+        }
+
+        synchronized Map<String, HistoryMessage> get(RecordKey k) {
+            return map.get(k);
+        }
+
+        synchronized void put(RecordKey k, Map<String, HistoryMessage> record) {
+            long size = size(record);
+            if (size > maxChars / 4) {
+                return;
+            }
+            Map<String, HistoryMessage> old = map.put(k, record);
+            chars += size - (old == null ? 0 : size(old));
+            var it = map.entrySet().iterator();
+            while (chars > maxChars && it.hasNext()) {
+                chars -= size(it.next().getValue());
+                it.remove();
+            }
+        }
+
+        private static long size(Map<String, HistoryMessage> record) {
+            long n = 64;
+            for (HistoryMessage m : record.values()) {
+                n += len(m.text()) + len(m.toolInputJson()) + len(m.toolOutput()) + 64;
+            }
+            return n;
+        }
+    }
+
+    private final RecordCache recordCache = new RecordCache(RECORD_CACHE_CHARS);
+
+    /** Chars of re-read records kept (see {@link RecordCache}). */
+    private static final long RECORD_CACHE_CHARS = 2L * 1024 * 1024;
 
     private static boolean sameCall(HistoryMessage stored, HistoryMessage read) {
         return java.util.Objects.equals(stored.kind(), read.kind())
