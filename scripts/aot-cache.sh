@@ -23,7 +23,8 @@ if [ ! -f "$AW_SERVER_JAR" ] || [ ! -d workspace-server/target/libs ]; then
 fi
 
 stamp_file="$AW_AOT_CACHE.stamp"
-stamp="$("$JAVA_HOME/bin/java" -XshowSettings:properties -version 2>&1 | sed -n 's/^ *java\.\(home\|vm\.version\) = //p' | tr '\n' ' ')| $AW_MEMORY_OPTS"
+# what the cache depends on besides the jars: the JDK (its path and build) and the flags
+stamp="$JAVA_HOME $(sed -n 's/^JAVA_RUNTIME_VERSION=//p' "$JAVA_HOME/release" 2>/dev/null | tr -d '"') | $AW_MEMORY_OPTS"
 if [ "${1:-}" != "--force" ] && [ -f "$AW_AOT_CACHE" ] && [ -f "$stamp_file" ] \
     && [ "$(cat "$stamp_file")" = "$stamp" ] \
     && [ -z "$(find "$AW_SERVER_JAR" workspace-server/target/libs -newer "$AW_AOT_CACHE" -print -quit)" ]; then

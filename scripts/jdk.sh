@@ -2,6 +2,13 @@
 # Order: JAVA_HOME when it is new enough, else the newest JDK under /usr/lib/jvm, else `java` on PATH; otherwise stop.
 
 aw_java_major() { # prints the feature version of the java binary $1, or nothing
+  # the JDK's release file when it has one (no JVM started: this runs before every server start), else ask java
+  local release major
+  release="$(dirname "$(dirname "$1")")/release"
+  if [ -f "$release" ]; then
+    major=$(sed -n 's/^JAVA_VERSION="\([0-9]*\).*/\1/p' "$release" | head -n1)
+    if [ -n "$major" ]; then echo "$major"; return 0; fi
+  fi
   "$1" -XshowSettings:properties -version 2>&1 | sed -n 's/^ *java\.specification\.version = \([0-9]*\).*/\1/p' | head -n1
 }
 
@@ -33,4 +40,6 @@ if ! AW_JDK=$(aw_find_jdk); then
   exit 1
 fi
 export JAVA_HOME="$AW_JDK"
+AW_JDK_MAJOR=$(aw_java_major "$JAVA_HOME/bin/java")
+export AW_JDK_MAJOR
 export PATH="$JAVA_HOME/bin:$PATH"

@@ -207,19 +207,23 @@ public final class WorkspaceServer implements AutoCloseable {
     public static WorkspaceServer start(ServerConfig config, Map<String, String> env, ShellLimits shellLimits,
                                         ChatLimits chatLimits) {
         long t0 = System.nanoTime();
-        // the OpenAPI document (a YAML parse) is read on the second core while the engine opens; the route check
-        // below waits for it, so nothing is served before it passed
-        FutureTask<OpenApiDocument> openApi = new FutureTask<>(OpenApiDocument::load);
-        Thread.ofPlatform().name("aw-start-openapi").daemon().start(openApi);
+        // what does not need the engine is prepared on the second core while the engine opens: the OpenAPI document
+        // (a YAML parse) and Helidon's side (its service registry and mappers, the protocol settings); the route
+        // check below waits for the document, so nothing is served before it passed
+        FutureTask<WebParts> web0 = new FutureTask<>(() -> WebParts.prepare(config, shellLimits, chatLimits));
+        Thread.ofPlatform().name("aw-start-web").daemon().start(web0);
         WorkspaceEngine engine = WorkspaceEngine.open(config.engine(), env);
         long tEngine = System.nanoTime();
         ShellEndpoint shell = null;
         ChatEndpoint chat = null;
         try {
-            Context ctx = Context.create(engine, config, env, chatLimits, await(openApi));
+            WebParts parts = await(web0);
+            long tParts = System.nanoTime();
+            parts.openApi().saveCopy(openApiCache(config));
+            Context ctx = Context.create(engine, config, env, chatLimits, parts.openApi());
             long tContext = System.nanoTime();
             chat = ctx.chat();
-            HttpRouting.Builder routing = HttpRouting.builder();
+            HttpRouting.Builder routing = parts.routing();
             RouteTable table = routing(routing, ctx);
             long tRouting = System.nanoTime();
             table.verify();
@@ -245,14 +249,9 @@ public final class WorkspaceServer implements AutoCloseable {
                     // the largest per-route limit; every route enforces its own (Guard, Call)
                     .maxPayloadSize(config.maxFileBodyBytes())
                     .idleConnectionTimeout(java.time.Duration.ofMinutes(10))
-                    .addProtocol(Http1Config.builder()
-                            .maxHeadersSize(config.maxHeaderBytes())
-                            .maxPrologueLength(8192)
-                            .build())
+                    .addProtocol(parts.http1())
                     .directHandlers(ctx.errors().directHandlers())
-                    .addProtocol(WsConfig.builder().name("websocket")
-                            .maxFrameLength(Math.max(shellLimits.maxMessageBytes(), chatLimits.maxMessageBytes()))
-                            .build())
+                    .addProtocol(parts.websocket())
                     .routing(routing)
                     .addRouting(WsRouting.builder().endpoint(ShellEndpoint.PATH, endpoint::listener)
                             .endpoint(ChatEndpoint.PATH, chatEndpoint::listener))
@@ -279,8 +278,9 @@ public final class WorkspaceServer implements AutoCloseable {
             LOG.log(System.Logger.Level.INFO, "Agent Workspace " + ctx.build().version() + " listening on http://"
                     + config.host() + ":" + web.port() + " (data in " + config.engine().dataDir() + ")");
             LOG.log(System.Logger.Level.INFO, String.format(java.util.Locale.ROOT, "started in %d ms: engine %d, "
-                    + "context %d, routes %d, route check %d, shell %d, listener %d", (tWeb - t0) / 1_000_000,
-                    (tEngine - t0) / 1_000_000, (tContext - tEngine) / 1_000_000, (tRouting - tContext) / 1_000_000,
+                    + "waiting for the web parts %d, context %d, routes %d, route check %d, shell %d, listener %d",
+                    (tWeb - t0) / 1_000_000, (tEngine - t0) / 1_000_000, (tParts - tEngine) / 1_000_000,
+                    (tContext - tParts) / 1_000_000, (tRouting - tContext) / 1_000_000,
                     (tVerify - tRouting) / 1_000_000, (tShell - tVerify) / 1_000_000, (tWeb - tShell) / 1_000_000));
             return new WorkspaceServer(engine, web, table, shell, chat);
         } catch (RuntimeException e) {
@@ -296,18 +296,43 @@ public final class WorkspaceServer implements AutoCloseable {
         }
     }
 
-    /** The task's result; its exception (a missing or unreadable document) is rethrown as it was thrown. */
-    private static OpenApiDocument await(FutureTask<OpenApiDocument> task) {
+    /** The parts of the web server that do not depend on the engine (prepared while it opens). */
+    private record WebParts(OpenApiDocument openApi, HttpRouting.Builder routing, Http1Config http1,
+                            WsConfig websocket) {
+        static WebParts prepare(ServerConfig config, ShellLimits shellLimits, ChatLimits chatLimits) {
+            OpenApiDocument doc = OpenApiDocument.load(openApiCache(config));
+            HttpRouting.Builder routing = HttpRouting.builder();
+            Http1Config http1 = Http1Config.builder()
+                    .maxHeadersSize(config.maxHeaderBytes())
+                    .maxPrologueLength(8192)
+                    .build();
+            WsConfig ws = WsConfig.builder().name("websocket")
+                    .maxFrameLength(Math.max(shellLimits.maxMessageBytes(), chatLimits.maxMessageBytes()))
+                    .build();
+            return new WebParts(doc, routing, http1, ws);
+        }
+    }
+
+    /** Where the server keeps its JSON copy of the OpenAPI document ({@link OpenApiDocument#load(Path)}). */
+    private static Path openApiCache(ServerConfig config) {
+        return config.engine().dataDir().resolve("cache");
+    }
+
+    /** The task's result; its exception (e.g. a missing or unreadable OpenAPI document) is rethrown as thrown. */
+    private static WebParts await(FutureTask<WebParts> task) {
         try {
             return task.get();
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
-            throw new IllegalStateException("interrupted while reading the OpenAPI document", e);
+            throw new IllegalStateException("interrupted while preparing the web server", e);
         } catch (ExecutionException e) {
             if (e.getCause() instanceof RuntimeException r) {
                 throw r;
             }
-            throw new IllegalStateException("the OpenAPI document cannot be read", e.getCause());
+            if (e.getCause() instanceof Error err) {
+                throw err;
+            }
+            throw new IllegalStateException("the web server cannot be prepared", e.getCause());
         }
     }
 

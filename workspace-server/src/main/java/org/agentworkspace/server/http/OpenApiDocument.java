@@ -2,11 +2,19 @@ package org.agentworkspace.server.http;
 
 import java.io.IOException;
 import java.io.InputStream;
+import java.nio.file.DirectoryStream;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.nio.file.attribute.PosixFileAttributeView;
+import java.nio.file.attribute.PosixFilePermissions;
 import java.util.ArrayList;
+import java.util.HexFormat;
 import java.util.Iterator;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.zip.CRC32;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
@@ -15,23 +23,116 @@ import com.fasterxml.jackson.dataformat.yaml.YAMLFactory;
 /**
  * The OpenAPI 3.1 document (docs/openapi.yaml, bundled at build time), served as JSON at {@code /api/openapi.json}
  * and used at start-up to check that every route the server declares is documented with the same access rule.
+ *
+ * <p>Parsing the YAML costs a cold JVM 100-200 ms of CPU; the server therefore keeps a JSON copy of the document it
+ * bundles in a private cache folder ({@link #load(Path)}, {@link #saveCopy(Path)}), named by the CRC-32 of the YAML,
+ * and later starts parse that instead (about 20 ms). A copy that is missing, unreadable or not valid JSON is ignored
+ * and the YAML parsed as before.
  */
 public final class OpenApiDocument {
+    private static final String RESOURCE = "/org/agentworkspace/server/openapi/openapi.yaml";
+    private static final System.Logger LOG = System.getLogger(OpenApiDocument.class.getName());
+
     private final JsonNode root;
     private final byte[] json;
+    private final String copyName;
+    private final boolean fromCopy;
 
-    private OpenApiDocument(JsonNode root, byte[] json) {
+    private OpenApiDocument(JsonNode root, byte[] json, String copyName, boolean fromCopy) {
         this.root = root;
         this.json = json;
+        this.copyName = copyName;
+        this.fromCopy = fromCopy;
     }
 
+    /** Parses the bundled YAML. */
     public static OpenApiDocument load() {
-        try (InputStream in = OpenApiDocument.class.getResourceAsStream("/org/agentworkspace/server/openapi/openapi.yaml")) {
+        byte[] yaml = bundled();
+        return fromYaml(yaml, copyName(yaml));
+    }
+
+    /**
+     * The bundled document, from its JSON copy in {@code cacheDir} when one for this exact YAML is there (the folder
+     * is only read, never created: see {@link #saveCopy}).
+     */
+    public static OpenApiDocument load(Path cacheDir) {
+        byte[] yaml = bundled();
+        String name = copyName(yaml);
+        Path copy = cacheDir.resolve(name);
+        if (Files.isRegularFile(copy)) {
+            try {
+                byte[] json = Files.readAllBytes(copy);
+                JsonNode root = new ObjectMapper().readTree(json);
+                if (root != null && root.isObject() && root.has("paths")) {
+                    return new OpenApiDocument(root, json, name, true);
+                }
+            } catch (IOException | RuntimeException e) {
+                LOG.log(System.Logger.Level.DEBUG, "ignoring the OpenAPI copy {0}: {1}", copy, e.getMessage());
+            }
+        }
+        return fromYaml(yaml, name);
+    }
+
+    /**
+     * Writes the JSON copy {@link #load(Path)} reads into {@code cacheDir} (its parent must exist; created with mode
+     * 0700 when missing; written to a temporary file and renamed), unless this document was read from it; removes copies of other
+     * versions of the document. A folder that cannot be written only means the next start parses the YAML again.
+     */
+    public void saveCopy(Path cacheDir) {
+        if (fromCopy) {
+            return;
+        }
+        try {
+            if (!Files.isDirectory(cacheDir)) {
+                if (Files.getFileAttributeView(cacheDir.getParent(), PosixFileAttributeView.class) != null) {
+                    Files.createDirectory(cacheDir, PosixFilePermissions.asFileAttribute(
+                            PosixFilePermissions.fromString("rwx------")));
+                } else {
+                    Files.createDirectory(cacheDir);
+                }
+            }
+            Path tmp = Files.createTempFile(cacheDir, "openapi-", ".part");
+            try {
+                Files.write(tmp, json);
+                Files.move(tmp, cacheDir.resolve(copyName), StandardCopyOption.REPLACE_EXISTING,
+                        StandardCopyOption.ATOMIC_MOVE);
+            } finally {
+                Files.deleteIfExists(tmp);
+            }
+            try (DirectoryStream<Path> old = Files.newDirectoryStream(cacheDir, "openapi-*.json")) {
+                for (Path p : old) {
+                    if (!p.getFileName().toString().equals(copyName)) {
+                        Files.deleteIfExists(p);
+                    }
+                }
+            }
+        } catch (IOException | RuntimeException e) {
+            LOG.log(System.Logger.Level.DEBUG, "cannot keep a JSON copy of the OpenAPI document in {0}: {1}",
+                    cacheDir, e.getMessage());
+        }
+    }
+
+    private static byte[] bundled() {
+        try (InputStream in = OpenApiDocument.class.getResourceAsStream(RESOURCE)) {
             if (in == null) {
                 throw new IllegalStateException("the OpenAPI document is missing from the build");
             }
-            JsonNode root = new ObjectMapper(new YAMLFactory()).readTree(in);
-            return new OpenApiDocument(root, new ObjectMapper().writeValueAsBytes(root));
+            return in.readAllBytes();
+        } catch (IOException e) {
+            throw new IllegalStateException("the OpenAPI document cannot be read", e);
+        }
+    }
+
+    private static String copyName(byte[] yaml) {
+        CRC32 crc = new CRC32();
+        crc.update(yaml);
+        return "openapi-" + HexFormat.of().toHexDigits((int) crc.getValue()) + "-" + yaml.length + ".json";
+    }
+
+    private static OpenApiDocument fromYaml(byte[] yaml, String name) {
+        try {
+            JsonNode root = new ObjectMapper(new YAMLFactory()).readTree(yaml);
+            return new OpenApiDocument(root, new ObjectMapper().writeValueAsBytes(root), name, false);
         } catch (IOException e) {
             throw new IllegalStateException("the OpenAPI document cannot be read", e);
         }
