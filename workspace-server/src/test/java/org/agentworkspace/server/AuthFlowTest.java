@@ -137,8 +137,9 @@ class AuthFlowTest {
             String token = s.login("owner", password);
             String[] key = s.createKey(token, "canary", null);
             StringBuilder all = new StringBuilder();
-            try (var files = Files.list(s.dataDir)) {
-                for (Path p : files.toList()) {
+            // every file, in subfolders too (native/, cache/)
+            try (var files = Files.walk(s.dataDir)) {
+                for (Path p : files.filter(Files::isRegularFile).toList()) {
                     all.append(new String(Files.readAllBytes(p), StandardCharsets.ISO_8859_1));
                 }
             }
