@@ -8,7 +8,7 @@
 # (-ShrinkHeapInSteps; by default the serial collector gives back 0 % of the excess at the first full collection,
 # 10 % at the second, 40 % at the third), and from JDK 22 on the C heap's free pages go back to the system every
 # 5 s (TrimNativeHeapInterval). docs/configuration.md "Memory" has the measurements.
-AW_MEMORY_OPTS="-Xms32m -Xmx128m -XX:+UseSerialGC -XX:MinHeapFreeRatio=10 -XX:MaxHeapFreeRatio=30 \
+AW_MEMORY_OPTS="-Xms32m -Xmx96m -XX:+UseSerialGC -XX:MinHeapFreeRatio=10 -XX:MaxHeapFreeRatio=30 \
 -XX:-ShrinkHeapInSteps -XX:MaxMetaspaceSize=128m -XX:ReservedCodeCacheSize=64m -Xss512k"
 
 # The start-up cache next to the jar (scripts/aot-cache.sh writes it).
