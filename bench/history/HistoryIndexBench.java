@@ -353,8 +353,13 @@ public class HistoryIndexBench {
         throw new IllegalStateException("no project for " + path);
     }
 
+    /** Requests before each latency is measured: "warm" means the JIT has compiled the route's code by then. */
+    static final int WARM_UP = 200;
+
     static void latency(String name, int n, String path) throws Exception {
-        get(path);
+        for (int i = 0; i < WARM_UP; i++) {
+            get(path);
+        }
         long[] t = new long[n];
         long bytes = 0;
         for (int i = 0; i < n; i++) {
