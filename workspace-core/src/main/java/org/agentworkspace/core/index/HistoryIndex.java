@@ -103,7 +103,6 @@ public final class HistoryIndex implements AutoCloseable {
     private final LinkedBlockingDeque<Long> queue = new LinkedBlockingDeque<>();
     private final Map<Long, SessionFile> pending = new ConcurrentHashMap<>();
     private final Set<Long> running = ConcurrentHashMap.newKeySet();
-    private final Set<Long> urgent = ConcurrentHashMap.newKeySet();
     private final AtomicLong corruptLines = new AtomicLong();
     private final AtomicLong version = new AtomicLong();
     private final java.util.concurrent.LinkedBlockingQueue<Chunk> inbox = new java.util.concurrent.LinkedBlockingQueue<>();
@@ -332,9 +331,7 @@ public final class HistoryIndex implements AutoCloseable {
         boolean sqlite = store.dialect() == Dialect.SQLITE;
         List<Known> added = store.write(h -> {
             // SQLite: the rows are numbered here, so only sessions that were there already need reading back
-            long firstId = sqlite ? h.createQuery("SELECT MAX(COALESCE((SELECT MAX(id) FROM history_sessions), 0), "
-                    + "COALESCE((SELECT seq FROM sqlite_sequence WHERE name = 'history_sessions'), 0)) + 1")
-                    .mapTo(Long.class).one() : 0;
+            long firstId = sqlite ? nextSqliteId(h, "history_sessions") : 0;
             int[] counts;
             try (java.sql.PreparedStatement ps = h.getConnection().prepareStatement("INSERT INTO history_sessions "
                     + "(provider, session_id, home, path, size, mtime, read_offset, corrupt_lines, project_path, "
@@ -541,7 +538,6 @@ public final class HistoryIndex implements AutoCloseable {
     private void enqueue(long key, SessionFile f, boolean priority) {
         boolean fresh = pending.put(key, f) == null;
         if (priority) {
-            urgent.add(key);
             queue.addFirst(key);
         } else if (fresh) {
             queue.addLast(key);
@@ -619,7 +615,6 @@ public final class HistoryIndex implements AutoCloseable {
         if (kn == null || kn.key() != key) {
             return false;
         }
-        long t0 = System.nanoTime();
         HistoryReader reader = readers.get(f.provider());
         long offset = kn.offset();
         boolean rewrite = offset > 0 && FILE_PROVIDERS.contains(f.provider()) && f.size() < offset;
@@ -659,7 +654,6 @@ public final class HistoryIndex implements AutoCloseable {
                     count[0]++;
                 }
                 if (out.full()) {
-                    readNanos.addAndGet(System.nanoTime() - t0);
                     out.send();
                 }
             }
@@ -691,7 +685,6 @@ public final class HistoryIndex implements AutoCloseable {
         }
         SessionFacts facts = base == null ? r.facts() : base.merge(r.facts());
         out.add(new Done(key, f, r.nextOffset(), facts, r.corruptLines(), from == 0, count[0]));
-        readNanos.addAndGet(System.nanoTime() - t0);
         out.send();
         return true;
     }
@@ -768,6 +761,8 @@ public final class HistoryIndex implements AutoCloseable {
         /** Position -> index in {@link #ops} of the inserts not handed over yet. */
         private final Map<Long, Integer> inserts = new HashMap<>();
         private long chars;
+        /** Since when this reader has been reading (not waiting to hand over): the readers' time in the log. */
+        private long busySince = System.nanoTime();
         boolean sentMessages;
 
         void add(Op op) {
@@ -806,12 +801,14 @@ public final class HistoryIndex implements AutoCloseable {
                 return;
             }
             int permits = (int) Math.min(IN_FLIGHT_KIB, chars / 1024 + 1);
+            readNanos.addAndGet(System.nanoTime() - busySince);
             try {
                 inFlight.acquire(permits);
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
                 throw new Interrupted();
             }
+            busySince = System.nanoTime();
             sentMessages |= ops.stream().anyMatch(o -> o instanceof InsertMessage || o instanceof UpdateMessage);
             inbox.add(new Chunk(ops, chars, permits));
             ops = new ArrayList<>();
@@ -926,9 +923,7 @@ public final class HistoryIndex implements AutoCloseable {
         store.write(h -> {
             java.sql.Connection c = h.getConnection();
             // SQLite: full-text rows are inserted here, not by a trigger (a trigger costs twice the CPU per row)
-            long[] nextId = {sqlite ? h.createQuery("SELECT MAX(COALESCE((SELECT MAX(id) FROM history_messages), 0), "
-                    + "COALESCE((SELECT seq FROM sqlite_sequence WHERE name = 'history_messages'), 0)) + 1")
-                    .mapTo(Long.class).one() : 0};
+            long[] nextId = {sqlite ? nextSqliteId(h, "history_messages") : 0};
             try (java.sql.PreparedStatement insert = c.prepareStatement(sqlite ? INSERT_WITH_ID : INSERT);
                  java.sql.PreparedStatement fts = sqlite ? c.prepareStatement(INSERT_FTS) : null;
                  java.sql.PreparedStatement update = c.prepareStatement(UPDATE);
@@ -1010,6 +1005,15 @@ public final class HistoryIndex implements AutoCloseable {
         writtenMessages.addAndGet(messages[0]);
         version.incrementAndGet();
         running.removeAll(finished);
+    }
+
+    /**
+     * The next id of an SQLite {@code AUTOINCREMENT} table, for rows numbered by their writer (under the store's write
+     * lock, inside the writing transaction): past both the largest id and the largest ever handed out.
+     */
+    private static long nextSqliteId(Handle h, String table) {
+        return h.createQuery("SELECT MAX(COALESCE((SELECT MAX(id) FROM " + table + "), 0), COALESCE((SELECT seq "
+                + "FROM sqlite_sequence WHERE name = :t), 0)) + 1").bind("t", table).mapTo(Long.class).one();
     }
 
     /** Runs a statement's batch; message inserts are followed by their full-text rows at once (op order). */

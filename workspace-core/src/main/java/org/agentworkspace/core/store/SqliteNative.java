@@ -146,17 +146,11 @@ public final class SqliteNative {
         SecureFiles.ensurePrivateDirectory(home);
         Path tmp = Files.createTempFile(home, platform.fileName(), ".part");
         try {
-            CRC32 crc = new CRC32();
-            long size = 0;
+            Expected written;
             try (InputStream in = open(url); OutputStream out = Files.newOutputStream(tmp)) {
-                byte[] buf = new byte[64 * 1024];
-                for (int n; (n = in.read(buf)) > 0; ) {
-                    crc.update(buf, 0, n);
-                    out.write(buf, 0, n);
-                    size += n;
-                }
+                written = copy(in, out);
             }
-            if (size != expected.size() || crc.getValue() != expected.crc()) {
+            if (!written.equals(expected)) {
                 throw new IOException("the copy of " + platform.resource() + " does not match the jar entry");
             }
             if (Files.getFileAttributeView(tmp, PosixFileAttributeView.class) != null) {
@@ -191,14 +185,20 @@ public final class SqliteNative {
                 }
             }
         }
+        try (InputStream in = open(url)) {
+            return copy(in, OutputStream.nullOutputStream());
+        }
+    }
+
+    /** Copies {@code in} to {@code out}; the size and CRC-32 of what went through. */
+    private static Expected copy(InputStream in, OutputStream out) throws IOException {
         CRC32 crc = new CRC32();
         long size = 0;
-        try (InputStream in = open(url)) {
-            byte[] buf = new byte[64 * 1024];
-            for (int n; (n = in.read(buf)) > 0; ) {
-                crc.update(buf, 0, n);
-                size += n;
-            }
+        byte[] buf = new byte[64 * 1024];
+        for (int n; (n = in.read(buf)) > 0; ) {
+            crc.update(buf, 0, n);
+            out.write(buf, 0, n);
+            size += n;
         }
         return new Expected(size, crc.getValue());
     }
@@ -213,14 +213,9 @@ public final class SqliteNative {
         if (Files.size(file) != expected.size()) {
             return false;
         }
-        CRC32 crc = new CRC32();
         try (InputStream in = Files.newInputStream(file)) {
-            byte[] buf = new byte[64 * 1024];
-            for (int n; (n = in.read(buf)) > 0; ) {
-                crc.update(buf, 0, n);
-            }
+            return copy(in, OutputStream.nullOutputStream()).equals(expected);
         }
-        return crc.getValue() == expected.crc();
     }
 
     /** Removes the copies of other driver builds (left by an upgrade); a copy in use elsewhere stays mapped. */

@@ -10,14 +10,9 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
-import org.agentworkspace.testkit.contract.ContractClient.Session;
 import org.agentworkspace.testkit.git.GitCli;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.TestInstance;
-import org.junit.jupiter.api.extension.ExtendWith;
 
 /**
  * Git on a project. Against any service: a folder that is not a repository, a missing or unknown project. With a
@@ -26,23 +21,7 @@ import org.junit.jupiter.api.extension.ExtendWith;
  * option-like names refused.
  */
 @Tag("contract")
-@ExtendWith(ContractExtension.class)
-@TestInstance(TestInstance.Lifecycle.PER_CLASS)
-class GitContractTest {
-    private Session session;
-    private Projects projects;
-
-    @BeforeAll
-    void signIn(ContractClient client, ContractHost host) {
-        session = client.login();
-        projects = new Projects(client, host, session);
-    }
-
-    @AfterEach
-    void deregister() {
-        projects.deregisterAll();
-    }
-
+class GitContractTest extends ProjectsFixture {
     private ContractResponse post(ContractClient client, String route, Object... kv) {
         return client.post(route).as(session).json(ContractClient.body(kv)).send();
     }

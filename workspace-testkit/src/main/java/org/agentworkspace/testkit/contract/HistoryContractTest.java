@@ -23,14 +23,11 @@ import java.util.Set;
 import java.util.stream.Stream;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import org.agentworkspace.testkit.contract.ContractClient.Session;
 import org.agentworkspace.testkit.historygen.HistoryGenerator;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.TestInstance;
-import org.junit.jupiter.api.extension.ExtendWith;
 
 /**
  * Projects, sessions and search over the CLIs' history (the history index). Against any service: every route needs
@@ -43,27 +40,20 @@ import org.junit.jupiter.api.extension.ExtendWith;
  * the project goes through quick-start → listed → rename → delete. The seeded files are removed afterwards.
  */
 @Tag("contract")
-@ExtendWith(ContractExtension.class)
-@TestInstance(TestInstance.Lifecycle.PER_CLASS)
-class HistoryContractTest {
+class HistoryContractTest extends ProjectsFixture {
     private static final String MISSING_PROJECT = "contract-missing-00000000";
     private static final Duration LISTED_WITHIN = Duration.ofSeconds(30);
 
-    private Session session;
-    private Projects projects;
     private final List<Path> seeded = new ArrayList<>();
     private final List<Long> keys = new ArrayList<>();
 
     @BeforeAll
-    void signIn(ContractClient client, ContractHost host) {
-        session = client.login();
-        projects = new Projects(client, host, session);
+    void requireIndex(ContractClient client, ContractHost host) {
         Served.require(client.get("/api/history/index").as(session).send(), host, "history index");
     }
 
     @AfterEach
     void cleanUp(ContractClient client) throws IOException {
-        projects.deregisterAll();
         for (long id : keys) {
             client.delete("/api/settings/api-keys/" + id).as(session).send().expectStatus(200, 404);
         }

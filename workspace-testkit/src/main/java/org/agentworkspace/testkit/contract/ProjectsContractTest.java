@@ -5,13 +5,8 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import org.agentworkspace.testkit.contract.ContractClient.Session;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.TestInstance;
-import org.junit.jupiter.api.extension.ExtendWith;
 
 /**
  * Projects: quick-start registers (and creates) a folder on the service's host, the list shows it, rename changes
@@ -19,24 +14,9 @@ import org.junit.jupiter.api.extension.ExtendWith;
  * the service itself, and deregisters every project it registered.
  */
 @Tag("contract")
-@ExtendWith(ContractExtension.class)
-@TestInstance(TestInstance.Lifecycle.PER_CLASS)
-class ProjectsContractTest {
+class ProjectsContractTest extends ProjectsFixture {
     private static final String PROJECTS = "/api/projects";
 
-    private Session session;
-    private Projects projects;
-
-    @BeforeAll
-    void signIn(ContractClient client, ContractHost host) {
-        session = client.login();
-        projects = new Projects(client, host, session);
-    }
-
-    @AfterEach
-    void deregister() {
-        projects.deregisterAll();
-    }
 
     private static JsonNode find(JsonNode list, String name) {
         for (JsonNode p : list) {

@@ -8,13 +8,8 @@ import java.time.temporal.ChronoUnit;
 import java.util.Map;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import org.agentworkspace.testkit.contract.ContractClient.Session;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.TestInstance;
-import org.junit.jupiter.api.extension.ExtendWith;
 
 /**
  * Automation tasks without running anything: every task the suite creates is scheduled a year ahead and deleted
@@ -22,23 +17,7 @@ import org.junit.jupiter.api.extension.ExtendWith;
  * the end; schedule validation; status and help.
  */
 @Tag("contract")
-@ExtendWith(ContractExtension.class)
-@TestInstance(TestInstance.Lifecycle.PER_CLASS)
-class TasksContractTest {
-    private Session session;
-    private Projects projects;
-
-    @BeforeAll
-    void signIn(ContractClient client, ContractHost host) {
-        session = client.login();
-        projects = new Projects(client, host, session);
-    }
-
-    @AfterEach
-    void deregister() {
-        projects.deregisterAll();
-    }
-
+class TasksContractTest extends ProjectsFixture {
     @Test
     void aTaskGoesThroughItsLifecycleWithoutRunning(ContractClient client, ContractHost host) {
         String project = projects.quickStart(Names.serverTempFolder("tasks")).path("name").asText();
