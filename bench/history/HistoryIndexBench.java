@@ -96,6 +96,8 @@ public class HistoryIndexBench {
             RESULTS.put("(a) sessions counted through every project's sessions route", verifyAll(manifest));
             JsonNode ready = pollIndex(t0, 1800);
             RESULTS.put("(a) index ready (client)", ms(t0));
+            RESULTS.put("(a) server CPU time (user + system) when ready", cpu(server.pid()));
+            RESULTS.put("(a) server CPU time by thread when ready", threadCpu(server.pid()));
             RESULTS.put("(a) index status", ready.toString());
             RESULTS.put("(a) server: startedAt → listedAt / → readyAt", serverTimes(ready));
             RESULTS.put("(a) peak RSS while listing+indexing (VmHWM)", mb(hwm.get()));
@@ -211,6 +213,43 @@ public class HistoryIndexBench {
                 p.destroyForcibly().waitFor();
             }
         }
+    }
+
+    /** The process's user and system CPU time from /proc/PID/stat (clock ticks of 1/100 s). */
+    static String cpu(long pid) {
+        try {
+            String stat = Files.readString(Path.of("/proc/" + pid + "/stat"));
+            String[] f = stat.substring(stat.lastIndexOf(')') + 2).split(" ");
+            long user = Long.parseLong(f[11]);
+            long sys = Long.parseLong(f[12]);
+            return String.format(Locale.ROOT, "%.1f s (user %.1f, system %.1f)", (user + sys) / 100.0, user / 100.0,
+                    sys / 100.0);
+        } catch (IOException | RuntimeException e) {
+            return "unavailable (" + e + ")";
+        }
+    }
+
+    /** The CPU time of the process's threads, grouped by name with digits dropped, largest first. */
+    static String threadCpu(long pid) {
+        Map<String, Long> ticks = new java.util.TreeMap<>();
+        try (var tasks = Files.list(Path.of("/proc/" + pid + "/task"))) {
+            for (Path t : tasks.toList()) {
+                try {
+                    String stat = Files.readString(t.resolve("stat"));
+                    String name = stat.substring(stat.indexOf('(') + 1, stat.lastIndexOf(')'))
+                            .replaceAll("[0-9]+", "N");
+                    String[] f = stat.substring(stat.lastIndexOf(')') + 2).split(" ");
+                    ticks.merge(name, Long.parseLong(f[11]) + Long.parseLong(f[12]), Long::sum);
+                } catch (IOException | RuntimeException e) {
+                    // the thread ended meanwhile
+                }
+            }
+        } catch (IOException e) {
+            return "unavailable (" + e + ")";
+        }
+        return String.join(", ", ticks.entrySet().stream().filter(e -> e.getValue() >= 10)
+                .sorted(Map.Entry.<String, Long>comparingByValue().reversed())
+                .map(e -> String.format(Locale.ROOT, "%s %.1f s", e.getKey(), e.getValue() / 100.0)).toList());
     }
 
     static Thread sampler(long pid, AtomicLong hwm) {
