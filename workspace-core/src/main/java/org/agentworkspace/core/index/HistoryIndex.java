@@ -96,6 +96,8 @@ public final class HistoryIndex implements AutoCloseable {
     private final Clock clock;
     private final HistoryReaders readers;
     private final Duration sweepInterval;
+    /** SQLite: the full-text index in its own file, written by its own thread; null on PostgreSQL. */
+    private final FullText fullText;
 
     /** provider + '\n' + sessionId → what the store holds about the session's file. */
     private final Map<String, Known> known = new ConcurrentHashMap<>();
@@ -142,6 +144,8 @@ public final class HistoryIndex implements AutoCloseable {
         this.sweepInterval = sweepInterval;
         this.readers = HistoryReaders.create(this::knownProjectPaths);
         this.startedAt = clock.instant();
+        // opened before anything is written: a rebuild it decides on reads the messages stored now
+        this.fullText = store.dialect() == Dialect.SQLITE ? FullText.open(store) : null;
     }
 
     /**
@@ -422,18 +426,32 @@ public final class HistoryIndex implements AutoCloseable {
         if (gone.isEmpty()) {
             return;
         }
+        List<FullText.Op> removed = new ArrayList<>();
         store.write(h -> {
             for (Known k : gone) {
+                removed.addAll(indexedIds(h, k.key()));
                 h.createUpdate("DELETE FROM history_messages WHERE session_key = :k").bind("k", k.key()).execute();
                 h.createUpdate("DELETE FROM history_sessions WHERE id = :k").bind("k", k.key()).execute();
             }
             return null;
         });
+        if (fullText != null) {
+            fullText.submit(removed);
+        }
         for (Known k : gone) {
             known.remove(key(k.provider(), k.sessionId()));
             pending.remove(k.key());
         }
         version.incrementAndGet();
+    }
+
+    /** SQLite: removals of the full-text rows of a session's messages (those with text), before they are deleted. */
+    private List<FullText.Op> indexedIds(Handle h, long key) {
+        if (fullText == null) {
+            return List.of();
+        }
+        return h.createQuery("SELECT id FROM history_messages WHERE session_key = :k AND text <> ''").bind("k", key)
+                .map((rs, ctx) -> (FullText.Op) new FullText.Remove(rs.getLong(1))).list();
     }
 
     // ------------------------------------------------------------------ keeping current
@@ -593,12 +611,15 @@ public final class HistoryIndex implements AutoCloseable {
     }
 
     private void checkReady() {
-        if (readyAt == null && listedAt != null && pending.isEmpty() && running.isEmpty()) {
+        if (readyAt == null && listedAt != null && pending.isEmpty() && running.isEmpty()
+                && (fullText == null || fullText.idle())) {
             readyAt = clock.instant();
             LOG.log(Level.INFO, "history index ready: {0} sessions, {1} messages (readers {2} ms, writer {3} ms "
-                    + "writing, {4} ms CPU, {5} ms waiting for readers)", known.size(), writtenMessages.get(),
-                    readNanos.get() / 1_000_000, writeNanos.get() / 1_000_000, writerCpuNanos.get() / 1_000_000,
-                    writerIdleNanos.get() / 1_000_000);
+                    + "writing, {4} ms CPU, {5} ms waiting for readers; full text {6} rows, {7} ms CPU)", known.size(),
+                    writtenMessages.get(), readNanos.get() / 1_000_000, writeNanos.get() / 1_000_000,
+                    writerCpuNanos.get() / 1_000_000, writerIdleNanos.get() / 1_000_000,
+                    fullText == null ? 0 : fullText.indexed(),
+                    fullText == null ? 0 : fullText.cpuNanos() / 1_000_000);
             // indexing is over: the store's idle connections drop their page caches, and a collector that shrinks
             // the heap (scripts/run.sh) gives the memory back
             store.releaseMemory();
@@ -899,11 +920,12 @@ public final class HistoryIndex implements AutoCloseable {
     private static final String UPDATE = "UPDATE history_messages SET msg_id = ?, role = ?, kind = ?, text = ?, "
             + "tool_name = ?, tool_call_id = ?, tool_input = ?, tool_output = ?, tool_error = ?, ts = ?, "
             + "usage_json = ?, src_offset = ? WHERE session_key = ? AND position = ?";
-    /** SQLite: the writer numbers the rows itself and adds their full-text rows in the same order. */
+    /** SQLite: the writer numbers the rows itself (the full-text thread learns them from it). */
     private static final String INSERT_WITH_ID = "INSERT INTO history_messages (msg_id, role, kind, text, tool_name, "
             + "tool_call_id, tool_input, tool_output, tool_error, ts, usage_json, src_offset, session_key, position, "
             + "id) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)";
-    private static final String INSERT_FTS = "INSERT INTO history_fts (rowid, text) VALUES (?, ?)";
+    private static final String ID_AT = "SELECT id FROM history_messages WHERE session_key = ? AND position = ?";
+    private static final String IDS_OF = "SELECT id FROM history_messages WHERE session_key = ? AND text <> ''";
     private static final String DROP = "DELETE FROM history_messages WHERE session_key = ?";
     private static final String MARK = "UPDATE history_sessions SET read_offset = -1 WHERE id = ?";
     private static final String DONE = "UPDATE history_sessions SET size = ?, mtime = ?, read_offset = ?, "
@@ -920,12 +942,15 @@ public final class HistoryIndex implements AutoCloseable {
         long[] corruptAdded = {0};
         long[] messages = {0};
         boolean sqlite = store.dialect() == Dialect.SQLITE;
+        // SQLite: what the full-text thread is to do once this transaction committed
+        List<FullText.Op> fts = new ArrayList<>();
         store.write(h -> {
+            fts.clear();
             java.sql.Connection c = h.getConnection();
-            // SQLite: full-text rows are inserted here, not by a trigger (a trigger costs twice the CPU per row)
             long[] nextId = {sqlite ? nextSqliteId(h, "history_messages") : 0};
             try (java.sql.PreparedStatement insert = c.prepareStatement(sqlite ? INSERT_WITH_ID : INSERT);
-                 java.sql.PreparedStatement fts = sqlite ? c.prepareStatement(INSERT_FTS) : null;
+                 java.sql.PreparedStatement idAt = c.prepareStatement(ID_AT);
+                 java.sql.PreparedStatement idsOf = c.prepareStatement(IDS_OF);
                  java.sql.PreparedStatement update = c.prepareStatement(UPDATE);
                  java.sql.PreparedStatement drop = c.prepareStatement(DROP);
                  java.sql.PreparedStatement mark = c.prepareStatement(MARK);
@@ -944,7 +969,8 @@ public final class HistoryIndex implements AutoCloseable {
                             case Done d -> null;
                         };
                         if (want != null && open != null && open != want) {
-                            execute(open, insert, fts);
+                            open.executeBatch();
+                            open = null;
                         }
                         if (want != null) {
                             open = want;
@@ -955,18 +981,40 @@ public final class HistoryIndex implements AutoCloseable {
                                     long id = nextId[0]++;
                                     insert.setLong(15, id);
                                     String text = clean(i.m().text());
-                                    // as the delete and update triggers expect: a full-text row for non-empty text
                                     if (!text.isEmpty()) {
-                                        fts.setLong(1, id);
-                                        fts.setString(2, text);
-                                        fts.addBatch();
+                                        fts.add(new FullText.Add(id, text));
                                     }
                                 }
                                 bindMessage(insert, i.key(), i.position(), i.m(), i.src());
                                 messages[0]++;
                             }
-                            case UpdateMessage u -> bindMessage(update, u.key(), u.position(), u.m(), u.src());
+                            case UpdateMessage u -> {
+                                if (sqlite) {
+                                    // the rows before it are stored (a batch runs before another statement)
+                                    idAt.setLong(1, u.key());
+                                    idAt.setLong(2, u.position());
+                                    try (java.sql.ResultSet rs = idAt.executeQuery()) {
+                                        if (rs.next()) {
+                                            long id = rs.getLong(1);
+                                            fts.add(new FullText.Remove(id));
+                                            String text = clean(u.m().text());
+                                            if (!text.isEmpty()) {
+                                                fts.add(new FullText.Add(id, text));
+                                            }
+                                        }
+                                    }
+                                }
+                                bindMessage(update, u.key(), u.position(), u.m(), u.src());
+                            }
                             case DropMessages d -> {
+                                if (sqlite) {
+                                    idsOf.setLong(1, d.key());
+                                    try (java.sql.ResultSet rs = idsOf.executeQuery()) {
+                                        while (rs.next()) {
+                                            fts.add(new FullText.Remove(rs.getLong(1)));
+                                        }
+                                    }
+                                }
                                 drop.setLong(1, d.key());
                                 drop.addBatch();
                             }
@@ -987,7 +1035,7 @@ public final class HistoryIndex implements AutoCloseable {
                     }
                 }
                 if (open != null) {
-                    execute(open, insert, fts);
+                    open.executeBatch();
                 }
                 if (dones > 0) {
                     done.executeBatch();
@@ -998,6 +1046,9 @@ public final class HistoryIndex implements AutoCloseable {
             }
             return null;
         });
+        if (fullText != null) {
+            fullText.submit(fts);
+        }
         for (Known k : updated) {
             known.computeIfPresent(key(k.provider(), k.sessionId()), (x, old) -> old.key() == k.key() ? k : old);
         }
@@ -1014,15 +1065,6 @@ public final class HistoryIndex implements AutoCloseable {
     private static long nextSqliteId(Handle h, String table) {
         return h.createQuery("SELECT MAX(COALESCE((SELECT MAX(id) FROM " + table + "), 0), COALESCE((SELECT seq "
                 + "FROM sqlite_sequence WHERE name = :t), 0)) + 1").bind("t", table).mapTo(Long.class).one();
-    }
-
-    /** Runs a statement's batch; message inserts are followed by their full-text rows at once (op order). */
-    private static void execute(java.sql.PreparedStatement open, java.sql.PreparedStatement insert,
-            java.sql.PreparedStatement fts) throws java.sql.SQLException {
-        open.executeBatch();
-        if (open == insert && fts != null) {
-            fts.executeBatch();
-        }
     }
 
     /** Longest tool input or output stored whole for a message whose record the reader can re-read. */
@@ -1149,7 +1191,7 @@ public final class HistoryIndex implements AutoCloseable {
         String state;
         if (listedAt == null) {
             state = "listing";
-        } else if (readyAt == null || filesPending > BACKLOG_INDEXING) {
+        } else if (readyAt == null || filesPending > BACKLOG_INDEXING || (fullText != null && fullText.rebuilding())) {
             state = "indexing";
         } else {
             state = "ready";
@@ -1170,7 +1212,8 @@ public final class HistoryIndex implements AutoCloseable {
 
     /** Waits until the index is ready and nothing is pending; true when it was within {@code timeout}. */
     public boolean awaitIdle(Duration timeout) throws InterruptedException {
-        return await(() -> readyAt != null && pending.isEmpty() && running.isEmpty(), timeout);
+        return await(() -> readyAt != null && pending.isEmpty() && running.isEmpty()
+                && (fullText == null || fullText.idle()), timeout);
     }
 
     private static boolean await(java.util.function.BooleanSupplier condition, Duration timeout)
@@ -1655,13 +1698,18 @@ public final class HistoryIndex implements AutoCloseable {
             throw new WorkspaceException.Unavailable(org.agentworkspace.api.ErrorCodes.INTERNAL_ERROR,
                     "the session file could not be deleted", e);
         }
+        List<FullText.Op> removed = new ArrayList<>();
         store.write(h -> {
+            removed.addAll(indexedIds(h, row.key()));
             h.createUpdate("DELETE FROM history_messages WHERE session_key = :k").bind("k", row.key()).execute();
             h.createUpdate("DELETE FROM history_sessions WHERE id = :k").bind("k", row.key()).execute();
             h.createUpdate("DELETE FROM history_session_overrides WHERE provider = :p AND session_id = :s")
                     .bind("p", row.provider()).bind("s", row.sessionId()).execute();
             return null;
         });
+        if (fullText != null) {
+            fullText.submit(removed);
+        }
         known.remove(key(row.provider(), row.sessionId()));
         pending.remove(row.key());
         version.incrementAndGet();
@@ -1714,44 +1762,71 @@ public final class HistoryIndex implements AutoCloseable {
 
     private SearchResults searchSqlite(List<String> words, String provider, int limit) {
         String match = String.join(" ", words.stream().map(w -> "\"" + w + "\"").toList());
-        String join = provider == null ? "" : " JOIN history_messages m ON m.id = history_fts.rowid JOIN "
-                + "history_sessions s ON s.id = m.session_key";
-        String pf = provider == null ? "" : " AND s.provider = :prov";
-        Map<String, Object> binds = new HashMap<>();
-        binds.put("q", match);
-        if (provider != null) {
-            binds.put("prov", provider);
+        String fts = FullText.TABLE;
+        String join = provider == null ? "" : " JOIN ws.history_messages m ON m.id = " + fts + ".rowid JOIN "
+                + "ws.history_sessions s ON s.id = m.session_key";
+        String pf = provider == null ? "" : " AND s.provider = ?";
+        java.sql.Connection c;
+        try {
+            c = fullText.reader();
+        } catch (java.sql.SQLException e) {
+            throw new WorkspaceException.Unavailable(org.agentworkspace.api.ErrorCodes.STORE_UNAVAILABLE,
+                    "the search index is unavailable", e);
         }
-        return store.read(h -> {
-            int total = h.createQuery("SELECT COUNT(*) FROM (SELECT history_fts.rowid FROM history_fts" + join
-                    + " WHERE history_fts MATCH :q" + pf + " LIMIT " + MAX_TOTAL + ") x").bindMap(binds)
-                    .mapTo(Integer.class).one();
-            List<SearchHit> hits = new ArrayList<>();
+        boolean ok = false;
+        try {
+            int total;
+            try (java.sql.PreparedStatement ps = c.prepareStatement("SELECT COUNT(*) FROM (SELECT " + fts + ".rowid "
+                    + "FROM " + fts + join + " WHERE " + fts + " MATCH ?" + pf + " LIMIT " + MAX_TOTAL + ") x")) {
+                ps.setString(1, match);
+                if (provider != null) {
+                    ps.setString(2, provider);
+                }
+                try (java.sql.ResultSet rs = ps.executeQuery()) {
+                    total = rs.next() ? rs.getInt(1) : 0;
+                }
+            }
             // bm25 reads the whole doclist of every term (its document frequency): for a query matching more than
             // MAX_TOTAL messages relevance hardly separates them, so the newest matches come first (score 0)
             boolean common = total >= MAX_TOTAL;
-            String score = common ? "0.0" : "bm25(history_fts)";
+            String score = common ? "0.0" : "bm25(" + fts + ")";
             int candidates = common ? limit : RANK_CANDIDATES;
-            h.createQuery("SELECT " + HIT_COLUMNS + ", c.rid, c.score FROM (SELECT history_fts.rowid AS rid, "
-                    + score + " AS score FROM history_fts" + join + " WHERE history_fts MATCH :q" + pf
-                    + " ORDER BY history_fts.rowid DESC LIMIT " + candidates + ") c JOIN history_messages m ON "
-                    + "m.id = c.rid JOIN history_sessions s ON s.id = m.session_key LEFT JOIN "
-                    + "history_session_overrides o ON o.provider = s.provider AND o.session_id = s.session_id "
-                    + "ORDER BY c.score, c.rid DESC LIMIT :lim").bindMap(binds).bind("lim", limit)
-                    .map((rs, ctx) -> {
-                        long rid = rs.getLong("rid");
-                        return hit(rs, Long.toString(rid), -rs.getDouble("score"));
-                    }).forEach(hits::add);
-            List<SearchHit> out = new ArrayList<>(hits.size());
-            for (SearchHit hit : hits) {
-                String snip = h.createQuery("SELECT snippet(history_fts, 0, '«', '»', '…', 16) FROM history_fts "
-                        + "WHERE history_fts MATCH :q AND rowid = :r").bind("q", match)
-                        .bind("r", Long.parseLong(hit.snippet())).mapTo(String.class).findOne().orElse("");
-                out.add(new SearchHit(hit.provider(), hit.sessionId(), hit.projectName(), hit.sessionTitle(),
-                        hit.messageId(), hit.role(), hit.timestamp(), snip, hit.score()));
+            List<SearchHit> hits = new ArrayList<>();
+            // the store's rows by id: a full-text row whose message is gone (removal not applied yet) drops out
+            try (java.sql.PreparedStatement ps = c.prepareStatement("SELECT " + HIT_COLUMNS + ", m.text, c.rid, "
+                    + "c.score FROM (SELECT " + fts + ".rowid AS rid, " + score + " AS score FROM " + fts + join
+                    + " WHERE " + fts + " MATCH ?" + pf + " ORDER BY " + fts + ".rowid DESC LIMIT " + candidates
+                    + ") c JOIN ws.history_messages m ON m.id = c.rid JOIN ws.history_sessions s ON s.id = "
+                    + "m.session_key LEFT JOIN ws.history_session_overrides o ON o.provider = s.provider AND "
+                    + "o.session_id = s.session_id ORDER BY c.score, c.rid DESC LIMIT ?")) {
+                int i = 1;
+                ps.setString(i++, match);
+                if (provider != null) {
+                    ps.setString(i++, provider);
+                }
+                ps.setInt(i, limit);
+                try (java.sql.ResultSet rs = ps.executeQuery()) {
+                    while (rs.next()) {
+                        hits.add(hit(rs, Snippets.snippet(rs.getString("text"), words), -rs.getDouble("score")));
+                    }
+                }
             }
-            return new SearchResults(out, total);
-        });
+            ok = true;
+            return new SearchResults(hits, total);
+        } catch (java.sql.SQLException e) {
+            throw new WorkspaceException.Unavailable(org.agentworkspace.api.ErrorCodes.STORE_UNAVAILABLE,
+                    "the search index is unavailable", e);
+        } finally {
+            if (ok) {
+                fullText.release(c);
+            } else {
+                try {
+                    c.close();
+                } catch (java.sql.SQLException e) {
+                    // dropped
+                }
+            }
+        }
     }
 
     private SearchResults searchPostgres(List<String> words, String provider, int limit) {
@@ -1933,6 +2008,7 @@ public final class HistoryIndex implements AutoCloseable {
         for (Thread t : threads) {
             t.interrupt();
         }
+        boolean stopped = true;
         for (Thread t : threads) {
             try {
                 t.join(5_000);
@@ -1940,6 +2016,11 @@ public final class HistoryIndex implements AutoCloseable {
                 Thread.currentThread().interrupt();
                 break;
             }
+            stopped &= !t.isAlive();
+        }
+        if (fullText != null) {
+            // the writer has stopped: what it handed over is applied, then the search file is marked clean
+            fullText.close(stopped && !Thread.currentThread().isInterrupted(), Duration.ofSeconds(10));
         }
     }
 

@@ -11,6 +11,7 @@ import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Set;
 import java.util.TreeMap;
 import java.util.concurrent.locks.ReentrantLock;
@@ -49,19 +50,21 @@ public final class Store implements AutoCloseable {
     private static final List<String> MIGRATIONS = List.of(
             "V001__accounts.sql", "V002__projects.sql", "V003__runs.sql", "V004__history_index.sql",
             "V005__provider_credentials.sql", "V006__user_settings.sql", "V007__automation_tasks.sql",
-            "V008__history_clipped_tools.sql");
+            "V008__history_clipped_tools.sql", "V009__history_search_file.sql");
     private static final Pattern MIGRATION_NAME = Pattern.compile("V(\\d{3,})__[a-z0-9_]+\\.sql");
     private static final long PG_MIGRATION_LOCK = 0x4157_5350L;
     /** Connections kept open between handles (more are opened when needed; see {@link IdleConnections}). */
     private static final int MAX_IDLE_CONNECTIONS = 4;
 
     private final Dialect dialect;
+    private final String url;
     private final Jdbi jdbi;
     private final IdleConnections connections;
     private final ReentrantLock writeLock = new ReentrantLock();
 
-    private Store(Dialect dialect, DataSource dataSource) {
+    private Store(Dialect dialect, String url, DataSource dataSource) {
         this.dialect = dialect;
+        this.url = url;
         this.connections = new IdleConnections(dataSource, MAX_IDLE_CONNECTIONS);
         this.jdbi = Jdbi.create(connections);
     }
@@ -78,7 +81,7 @@ public final class Store implements AutoCloseable {
     /** Opens the store with a given migration list (tests of the migration rules). */
     static Store open(String jdbcUrl, List<String> migrations) {
         Dialect dialect = Dialect.of(jdbcUrl);
-        Store store = new Store(dialect, dataSource(dialect, jdbcUrl));
+        Store store = new Store(dialect, jdbcUrl, dataSource(dialect, jdbcUrl));
         try {
             store.migrate(migrations);
         } catch (RuntimeException e) {
@@ -124,6 +127,28 @@ public final class Store implements AutoCloseable {
 
     public Dialect dialect() {
         return dialect;
+    }
+
+    /**
+     * The database file of an SQLite store ({@code jdbc:sqlite:PATH} or {@code jdbc:sqlite:file:PATH?...}); empty for
+     * PostgreSQL and for in-memory SQLite.
+     */
+    public Optional<Path> sqliteFile() {
+        if (dialect != Dialect.SQLITE) {
+            return Optional.empty();
+        }
+        String rest = url.substring("jdbc:sqlite:".length());
+        if (rest.startsWith("file:")) {
+            rest = rest.substring("file:".length());
+            int q = rest.indexOf('?');
+            if (q >= 0) {
+                rest = rest.substring(0, q);
+            }
+        }
+        if (rest.isEmpty() || rest.startsWith(":memory:") || rest.contains("mode=memory")) {
+            return Optional.empty();
+        }
+        return Optional.of(Path.of(rest).toAbsolutePath());
     }
 
     /** After a burst of work (a full index read): idle SQLite connections give their page caches back. */

@@ -47,7 +47,7 @@ abstract class AbstractHistoryIndexTest {
     private Path home;
     private Path project;
     private Path dataDir;
-    private WorkspaceEngine engine;
+    protected WorkspaceEngine engine;
 
     protected abstract String createDatabase() throws Exception;
 
@@ -72,7 +72,7 @@ abstract class AbstractHistoryIndexTest {
         engine = open();
     }
 
-    private WorkspaceEngine open() throws InterruptedException {
+    protected WorkspaceEngine open() throws InterruptedException {
         WorkspaceEngine e = WorkspaceEngine.open(EngineConfig.create(dataDir).withJdbcUrl(url)
                 .withHistoryHomes(List.of(home)), Map.of("HOME", tmp.resolve("other-home").toString()));
         assertTrue(e.history().awaitIdle(Duration.ofSeconds(60)), "index ready");
@@ -87,7 +87,7 @@ abstract class AbstractHistoryIndexTest {
         dropDatabase();
     }
 
-    private HistoryIndex index() {
+    protected HistoryIndex index() {
         return engine.history();
     }
 

@@ -1,10 +1,110 @@
 package org.agentworkspace.core.index;
 
-import org.agentworkspace.core.TestDatabases;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.sql.Connection;
+import java.sql.DriverManager;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+
+import org.agentworkspace.core.TestDatabases;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The shared history-index tests on SQLite, plus the life of its search file ({@link FullText}): trusted when it was
+ * closed cleanly for this store, rebuilt from the stored messages when missing, unreadable, not closed cleanly or from
+ * another copy of the store.
+ */
 class SqliteHistoryIndexTest extends AbstractHistoryIndexTest {
     @Override
     protected String createDatabase() {
         return TestDatabases.sqlite(tmp);
+    }
+
+    private Path searchFile() {
+        return tmp.resolve("test-search.db");
+    }
+
+    /** Runs statements on the search file while the engine is closed. */
+    private void onSearchFile(String... sql) throws SQLException {
+        try (Connection c = DriverManager.getConnection("jdbc:sqlite:" + searchFile());
+             Statement s = c.createStatement()) {
+            for (String q : sql) {
+                s.execute(q);
+            }
+        }
+    }
+
+    private String state(String k) throws SQLException {
+        try (Connection c = DriverManager.getConnection("jdbc:sqlite:" + searchFile());
+             Statement s = c.createStatement();
+             ResultSet rs = s.executeQuery("SELECT v FROM search_state WHERE k = '" + k + "'")) {
+            return rs.next() ? rs.getString(1) : null;
+        }
+    }
+
+    private void restart() throws InterruptedException {
+        engine.close();
+        engine = open();
+    }
+
+    @Test
+    void theSearchFileIsTrustedAfterACleanCloseAndRebuiltOtherwise() throws Exception {
+        int total = index().search("hello", null, 50).total();
+        assertTrue(total > 0);
+        engine.close();
+        assertEquals("1", state("clean"), "closed cleanly");
+        assertEquals("0", openAndReadClean(), "not clean while open");
+
+        // closed cleanly: trusted as it is (rows removed behind its back stay removed: no rebuild at each start)
+        onSearchFile("DELETE FROM message_fts");
+        engine = open();
+        assertEquals(0, index().search("hello", null, 50).total());
+
+        // a crash (not closed cleanly): rebuilt from the stored messages
+        engine.close();
+        onSearchFile("DELETE FROM message_fts", "UPDATE search_state SET v = '0' WHERE k = 'clean'");
+        engine = open();
+        assertEquals(total, index().search("hello", null, 50).total());
+        assertTrue(index().search("hello", null, 50).results().stream()
+                .allMatch(h -> h.snippet().toLowerCase().contains("«hello»")));
+
+        // the file of another copy of the store
+        engine.close();
+        onSearchFile("DELETE FROM message_fts", "UPDATE search_state SET v = 'elsewhere' WHERE k = 'generation'");
+        engine = open();
+        assertEquals(total, index().search("hello", null, 50).total());
+
+        // missing
+        engine.close();
+        Files.delete(searchFile());
+        Files.deleteIfExists(Path.of(searchFile() + "-wal"));
+        Files.deleteIfExists(Path.of(searchFile() + "-shm"));
+        engine = open();
+        assertEquals(total, index().search("hello", null, 50).total());
+
+        // unreadable
+        engine.close();
+        Files.deleteIfExists(Path.of(searchFile() + "-wal"));
+        Files.deleteIfExists(Path.of(searchFile() + "-shm"));
+        Files.write(searchFile(), new byte[8192]);
+        Files.writeString(searchFile(), "this is not an SQLite database, whatever it was");
+        engine = open();
+        assertEquals(total, index().search("hello", null, 50).total());
+        restart();
+        assertEquals(total, index().search("hello", null, 50).total());
+    }
+
+    /** Opens the engine, reads the search file's clean mark while it is open, and leaves the engine closed. */
+    private String openAndReadClean() throws Exception {
+        engine = open();
+        String clean = state("clean");
+        engine.close();
+        engine = null;
+        return clean;
     }
 }
