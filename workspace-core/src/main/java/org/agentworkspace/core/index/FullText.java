@@ -83,6 +83,7 @@ final class FullText implements AutoCloseable {
     private volatile long rebuildUpTo = -1;
     private volatile boolean closing;
     private volatile boolean failed;
+    private volatile boolean shrinkRequested;
 
     private FullText(Store store, Path file, boolean temporary) {
         this.store = store;
@@ -293,6 +294,10 @@ final class FullText implements AutoCloseable {
                     if (closing) {
                         return;
                     }
+                    if (shrinkRequested) {
+                        shrinkRequested = false;
+                        shrink(writer);
+                    }
                     continue;
                 }
                 tx.add(first);
@@ -386,6 +391,28 @@ final class FullText implements AutoCloseable {
             rows += batch.size();
             List<Op> ops = new ArrayList<>(batch);
             apply(List.of(new Batch(ops, 0)));
+        }
+    }
+
+    /**
+     * After a burst of work (the index is ready): the connections give their page caches back (the writer's when its
+     * thread is next idle).
+     */
+    void releaseMemory() {
+        shrinkRequested = true;
+        List<Connection> idle = new ArrayList<>();
+        idleReaders.drainTo(idle);
+        for (Connection c : idle) {
+            shrink(c);
+            release(c);
+        }
+    }
+
+    private static void shrink(Connection c) {
+        try (Statement s = c.createStatement()) {
+            s.execute("PRAGMA shrink_memory");
+        } catch (SQLException e) {
+            LOG.log(Level.DEBUG, "shrink_memory failed: {0}", e.toString());
         }
     }
 

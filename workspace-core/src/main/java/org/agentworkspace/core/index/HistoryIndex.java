@@ -96,8 +96,13 @@ public final class HistoryIndex implements AutoCloseable {
     private final Clock clock;
     private final HistoryReaders readers;
     private final Duration sweepInterval;
-    /** SQLite: the full-text index in its own file, written by its own thread; null on PostgreSQL. */
-    private final FullText fullText;
+    /**
+     * SQLite: the full-text index in its own file, written by its own thread ({@link #fullText()} opens it: the
+     * listing does, first thing, so opening it is not part of the engine's start); null until then and on PostgreSQL.
+     */
+    private volatile FullText fullText;
+    private boolean fullTextClosed;
+    private final Object fullTextLock = new Object();
 
     /** provider + '\n' + sessionId → what the store holds about the session's file. */
     private final Map<String, Known> known = new ConcurrentHashMap<>();
@@ -144,8 +149,29 @@ public final class HistoryIndex implements AutoCloseable {
         this.sweepInterval = sweepInterval;
         this.readers = HistoryReaders.create(this::knownProjectPaths);
         this.startedAt = clock.instant();
-        // opened before anything is written: a rebuild it decides on reads the messages stored now
-        this.fullText = store.dialect() == Dialect.SQLITE ? FullText.open(store) : null;
+    }
+
+    /**
+     * The full-text index of an SQLite store, opened on first use; null on PostgreSQL (and after close). It must be
+     * open before the index writes anything: a rebuild it decides on reads the messages stored at that moment.
+     */
+    private FullText fullText() {
+        FullText ft = fullText;
+        if (ft != null || store.dialect() != Dialect.SQLITE) {
+            return ft;
+        }
+        synchronized (fullTextLock) {
+            if (fullText == null && !fullTextClosed) {
+                fullText = FullText.open(store);
+            }
+            return fullText;
+        }
+    }
+
+    /** Whether the full-text thread has applied everything handed over (true without one). */
+    private boolean fullTextIdle() {
+        FullText ft = fullText;
+        return ft == null || ft.idle();
     }
 
     /**
@@ -178,6 +204,7 @@ public final class HistoryIndex implements AutoCloseable {
     private void listPhase() {
         try {
             long t0 = System.nanoTime();
+            fullText();
             loadKnown();
             long tLoad = System.nanoTime() - t0;
             long tDiscover = 0;
@@ -435,8 +462,9 @@ public final class HistoryIndex implements AutoCloseable {
             }
             return null;
         });
-        if (fullText != null) {
-            fullText.submit(removed);
+        FullText ft = fullText();
+        if (ft != null) {
+            ft.submit(removed);
         }
         for (Known k : gone) {
             known.remove(key(k.provider(), k.sessionId()));
@@ -447,7 +475,7 @@ public final class HistoryIndex implements AutoCloseable {
 
     /** SQLite: removals of the full-text rows of a session's messages (those with text), before they are deleted. */
     private List<FullText.Op> indexedIds(Handle h, long key) {
-        if (fullText == null) {
+        if (fullText() == null) {
             return List.of();
         }
         return h.createQuery("SELECT id FROM history_messages WHERE session_key = :k AND text <> ''").bind("k", key)
@@ -612,17 +640,20 @@ public final class HistoryIndex implements AutoCloseable {
 
     private void checkReady() {
         if (readyAt == null && listedAt != null && pending.isEmpty() && running.isEmpty()
-                && (fullText == null || fullText.idle())) {
+                && fullTextIdle()) {
             readyAt = clock.instant();
+            FullText ft = fullText;
             LOG.log(Level.INFO, "history index ready: {0} sessions, {1} messages (readers {2} ms, writer {3} ms "
                     + "writing, {4} ms CPU, {5} ms waiting for readers; full text {6} rows, {7} ms CPU)", known.size(),
                     writtenMessages.get(), readNanos.get() / 1_000_000, writeNanos.get() / 1_000_000,
                     writerCpuNanos.get() / 1_000_000, writerIdleNanos.get() / 1_000_000,
-                    fullText == null ? 0 : fullText.indexed(),
-                    fullText == null ? 0 : fullText.cpuNanos() / 1_000_000);
+                    ft == null ? 0 : ft.indexed(), ft == null ? 0 : ft.cpuNanos() / 1_000_000);
             // indexing is over: the store's idle connections drop their page caches, and a collector that shrinks
             // the heap (scripts/run.sh) gives the memory back
             store.releaseMemory();
+            if (ft != null) {
+                ft.releaseMemory();
+            }
             System.gc();
         }
     }
@@ -1046,8 +1077,9 @@ public final class HistoryIndex implements AutoCloseable {
             }
             return null;
         });
-        if (fullText != null) {
-            fullText.submit(fts);
+        FullText ft = fullText();
+        if (ft != null) {
+            ft.submit(fts);
         }
         for (Known k : updated) {
             known.computeIfPresent(key(k.provider(), k.sessionId()), (x, old) -> old.key() == k.key() ? k : old);
@@ -1191,13 +1223,18 @@ public final class HistoryIndex implements AutoCloseable {
         String state;
         if (listedAt == null) {
             state = "listing";
-        } else if (readyAt == null || filesPending > BACKLOG_INDEXING || (fullText != null && fullText.rebuilding())) {
+        } else if (readyAt == null || filesPending > BACKLOG_INDEXING || rebuildingFullText()) {
             state = "indexing";
         } else {
             state = "ready";
         }
         return new IndexStatus(state, sessions, indexed, messages, filesPending, corruptLines.get(), startedAt,
                 listedAt, readyAt);
+    }
+
+    private boolean rebuildingFullText() {
+        FullText ft = fullText;
+        return ft != null && ft.rebuilding();
     }
 
     /** Whether phase 1 finished: the project list holds every session found on disk. */
@@ -1213,7 +1250,7 @@ public final class HistoryIndex implements AutoCloseable {
     /** Waits until the index is ready and nothing is pending; true when it was within {@code timeout}. */
     public boolean awaitIdle(Duration timeout) throws InterruptedException {
         return await(() -> readyAt != null && pending.isEmpty() && running.isEmpty()
-                && (fullText == null || fullText.idle()), timeout);
+                && fullTextIdle(), timeout);
     }
 
     private static boolean await(java.util.function.BooleanSupplier condition, Duration timeout)
@@ -1707,8 +1744,9 @@ public final class HistoryIndex implements AutoCloseable {
                     .bind("p", row.provider()).bind("s", row.sessionId()).execute();
             return null;
         });
-        if (fullText != null) {
-            fullText.submit(removed);
+        FullText ft = fullText();
+        if (ft != null) {
+            ft.submit(removed);
         }
         known.remove(key(row.provider(), row.sessionId()));
         pending.remove(row.key());
@@ -1766,9 +1804,14 @@ public final class HistoryIndex implements AutoCloseable {
         String join = provider == null ? "" : " JOIN ws.history_messages m ON m.id = " + fts + ".rowid JOIN "
                 + "ws.history_sessions s ON s.id = m.session_key";
         String pf = provider == null ? "" : " AND s.provider = ?";
+        FullText ft = fullText();
+        if (ft == null) {
+            throw new WorkspaceException.Unavailable(org.agentworkspace.api.ErrorCodes.STORE_UNAVAILABLE,
+                    "the search index is closed", null);
+        }
         java.sql.Connection c;
         try {
-            c = fullText.reader();
+            c = ft.reader();
         } catch (java.sql.SQLException e) {
             throw new WorkspaceException.Unavailable(org.agentworkspace.api.ErrorCodes.STORE_UNAVAILABLE,
                     "the search index is unavailable", e);
@@ -1818,7 +1861,7 @@ public final class HistoryIndex implements AutoCloseable {
                     "the search index is unavailable", e);
         } finally {
             if (ok) {
-                fullText.release(c);
+                ft.release(c);
             } else {
                 try {
                     c.close();
@@ -2018,9 +2061,15 @@ public final class HistoryIndex implements AutoCloseable {
             }
             stopped &= !t.isAlive();
         }
-        if (fullText != null) {
+        FullText ft;
+        synchronized (fullTextLock) {
+            ft = fullText;
+            fullText = null;
+            fullTextClosed = true;
+        }
+        if (ft != null) {
             // the writer has stopped: what it handed over is applied, then the search file is marked clean
-            fullText.close(stopped && !Thread.currentThread().isInterrupted(), Duration.ofSeconds(10));
+            ft.close(stopped && !Thread.currentThread().isInterrupted(), Duration.ofSeconds(10));
         }
     }
 

@@ -309,6 +309,33 @@ abstract class AbstractHistoryIndexTest {
                 () -> index().messages(projectName(), sid, null, 1, 0).total() == expected);
     }
 
+    /** Search totals count full-text rows (without a provider filter): a row left behind would be counted. */
+    @Test
+    void searchForgetsMessagesOfRewrittenAndDeletedSessions() throws Exception {
+        String sid = claudeToolSession();
+        SessionFile f = file("claude", sid);
+        String original = Files.readString(f.path());
+        String line = "{\"type\":\"user\",\"message\":{\"role\":\"user\",\"content\":\"a wombatforgotten word\"},"
+                + "\"uuid\":\"forgotten-1\",\"timestamp\":\"2026-11-22T01:00:00.000Z\",\"cwd\":\"" + project
+                + "\",\"sessionId\":\"" + sid + "\"}\n";
+        Files.writeString(f.path(), line, StandardOpenOption.APPEND);
+        poll("the appended word found", Duration.ofSeconds(5),
+                () -> index().search("wombatforgotten", null, 10).total() == 1);
+        // the CLI rewrote the file without it: read again from the start, its message and full-text row dropped
+        Files.writeString(f.path(), original);
+        poll("the word gone after the rewrite", Duration.ofSeconds(5),
+                () -> index().search("wombatforgotten", null, 10).total() == 0);
+        // written again: one row, not the old one as well
+        Files.writeString(f.path(), original + line);
+        poll("the word back once", Duration.ofSeconds(5),
+                () -> index().search("wombatforgotten", null, 10).total() == 1);
+        assertTrue(index().awaitIdle(Duration.ofSeconds(10)));
+        assertEquals(1, index().search("wombatforgotten", null, 10).total());
+        index().deleteSession(projectName(), sid, "claude");
+        poll("the word gone with the session", Duration.ofSeconds(5),
+                () -> index().search("wombatforgotten", null, 10).total() == 0);
+    }
+
     @Test
     void aRenameOverridesTheTitleAndSurvivesRestartAndReindex() throws Exception {
         String sid = claudeToolSession();
