@@ -51,6 +51,11 @@ final class FullText implements AutoCloseable {
     /** Rows read from the store per step of a rebuild. */
     private static final int REBUILD_BATCH = 5_000;
     private static final int MAX_IDLE_READERS = 2;
+    /**
+     * Connections unused this long are closed (an SQLite connection keeps its page cache and allocations); tests of
+     * this package shorten it.
+     */
+    static volatile long idleCloseNanos = 10_000_000_000L;
     static final String TABLE = "message_fts";
 
     /** An operation on the index, in commit order. */
@@ -84,6 +89,7 @@ final class FullText implements AutoCloseable {
     private volatile boolean closing;
     private volatile boolean failed;
     private volatile boolean shrinkRequested;
+    private volatile long lastReaderUse = System.nanoTime();
 
     private FullText(Store store, Path file, boolean temporary) {
         this.store = store;
@@ -281,6 +287,7 @@ final class FullText implements AutoCloseable {
 
     private void loop() {
         java.lang.management.ThreadMXBean mx = java.lang.management.ManagementFactory.getThreadMXBean();
+        long lastWork = System.nanoTime();
         try {
             if (rebuildUpTo >= 0) {
                 rebuild(rebuildUpTo);
@@ -296,10 +303,14 @@ final class FullText implements AutoCloseable {
                     }
                     if (shrinkRequested) {
                         shrinkRequested = false;
-                        shrink(writer);
+                        if (writer != null) {
+                            shrink(writer);
+                        }
                     }
+                    closeIdle(lastWork);
                     continue;
                 }
+                lastWork = System.nanoTime();
                 tx.add(first);
                 long rows = first.ops().size();
                 long chars = (long) first.permits() * 1024;
@@ -310,6 +321,7 @@ final class FullText implements AutoCloseable {
                     chars += (long) next.permits() * 1024;
                 }
                 try {
+                    ensureWriter();
                     apply(tx);
                 } catch (SQLException | RuntimeException e) {
                     failed = true;
@@ -331,6 +343,33 @@ final class FullText implements AutoCloseable {
             rebuildUpTo = -1;
             LOG.log(Level.WARNING, "full-text index rebuild failed; it is tried again at the next start: {0}",
                     e.toString());
+        }
+    }
+
+    /**
+     * Closes what has not been used for {@link #idleCloseNanos}: the writer connection (reopened for the next
+     * work) and the idle search connections. An SQLite connection keeps its page cache and what FTS5 allocated.
+     */
+    private void closeIdle(long lastWork) {
+        long now = System.nanoTime();
+        if (writer != null && now - lastWork > idleCloseNanos) {
+            closeQuietly(writer);
+            writer = null;
+        }
+        if (now - lastReaderUse > idleCloseNanos && !idleReaders.isEmpty()) {
+            Connection c;
+            while ((c = idleReaders.poll()) != null) {
+                closeQuietly(c);
+            }
+        }
+    }
+
+    /** The writer connection, opened again after being closed while idle. */
+    private void ensureWriter() throws SQLException {
+        if (writer == null) {
+            Connection c = connect();
+            c.setAutoCommit(false);
+            writer = c;
         }
     }
 
@@ -390,6 +429,7 @@ final class FullText implements AutoCloseable {
             after = batch.getLast().id();
             rows += batch.size();
             List<Op> ops = new ArrayList<>(batch);
+            ensureWriter();
             apply(List.of(new Batch(ops, 0)));
         }
     }
@@ -418,6 +458,7 @@ final class FullText implements AutoCloseable {
 
     /** A connection for a search: this file, with the store attached as {@code ws}. Give it back with {@link #release}. */
     Connection reader() throws SQLException {
+        lastReaderUse = System.nanoTime();
         Connection c;
         while ((c = idleReaders.poll()) != null) {
             if (!c.isClosed()) {
@@ -437,6 +478,7 @@ final class FullText implements AutoCloseable {
     }
 
     void release(Connection c) {
+        lastReaderUse = System.nanoTime();
         if (closing || !idleReaders.offer(c)) {
             closeQuietly(c);
         }
@@ -463,7 +505,8 @@ final class FullText implements AutoCloseable {
         }
         boolean complete = !thread.isAlive() && queue.isEmpty() && rebuildUpTo < 0 && !failed;
         try {
-            if (clean && complete && writer != null) {
+            if (clean && complete) {
+                ensureWriter();
                 putState(writer, "clean", "1");
                 writer.commit();
             }

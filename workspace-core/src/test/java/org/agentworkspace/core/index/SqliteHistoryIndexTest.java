@@ -99,6 +99,34 @@ class SqliteHistoryIndexTest extends AbstractHistoryIndexTest {
         assertEquals(total, index().search("hello", null, 50).total());
     }
 
+    @Test
+    void idleConnectionsAreClosedAndOpenedAgainForTheNextWork() throws Exception {
+        long saved = FullText.idleCloseNanos;
+        FullText.idleCloseNanos = 200_000_000L;
+        try {
+            int total = index().search("hello", null, 50).total();
+            Thread.sleep(600);
+            // the writer's and the idle search connections are closed by now: a search and a change open them again
+            assertEquals(total, index().search("hello", null, 50).total());
+            Path dir = Files.createDirectories(tmp.resolve("home/.claude/projects/-idle"));
+            String sid = "33333333-4444-5555-6666-777777777777";
+            Files.writeString(dir.resolve(sid + ".jsonl"), "{\"type\":\"user\",\"message\":{\"role\":\"user\","
+                    + "\"content\":\"an echidnaafteridle word\"},\"uuid\":\"idle-1\",\"timestamp\":"
+                    + "\"2026-11-22T03:00:00.000Z\",\"cwd\":\"" + tmp.resolve("work") + "\",\"sessionId\":\"" + sid
+                    + "\"}\n");
+            long end = System.nanoTime() + 15_000_000_000L;
+            while (index().search("echidnaafteridle", null, 5).total() != 1) {
+                assertTrue(System.nanoTime() < end, "the new session's word indexed after the idle close");
+                Thread.sleep(20);
+            }
+            engine.close();
+            engine = null;
+            assertEquals("1", state("clean"), "closed cleanly with the writer connection reopened to mark it");
+        } finally {
+            FullText.idleCloseNanos = saved;
+        }
+    }
+
     /** Opens the engine, reads the search file's clean mark while it is open, and leaves the engine closed. */
     private String openAndReadClean() throws Exception {
         engine = open();
