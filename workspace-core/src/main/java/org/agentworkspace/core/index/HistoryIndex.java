@@ -98,7 +98,8 @@ public final class HistoryIndex implements AutoCloseable {
     private final Duration sweepInterval;
     /**
      * SQLite: the full-text index in its own file, written by its own thread ({@link #fullText()} opens it: the
-     * listing does, first thing, so opening it is not part of the engine's start); null until then and on PostgreSQL.
+     * listing does once it has listed, so opening it is part of neither the engine's start nor the first list); null
+     * until then and on PostgreSQL.
      */
     private volatile FullText fullText;
     private boolean fullTextClosed;
@@ -204,7 +205,6 @@ public final class HistoryIndex implements AutoCloseable {
     private void listPhase() {
         try {
             long t0 = System.nanoTime();
-            fullText();
             loadKnown();
             long tLoad = System.nanoTime() - t0;
             long tDiscover = 0;
@@ -278,6 +278,9 @@ public final class HistoryIndex implements AutoCloseable {
                     + "insert {4} ms): {5} sessions, {6} to read", Duration.between(startedAt, listedAt).toMillis(),
                     tLoad / 1_000_000, tDiscover / 1_000_000, tPeek / 1_000_000, tInsert / 1_000_000, known.size(),
                     toRead.size());
+            // before the writer starts (a rebuild it decides on reads the messages stored now); after the listing,
+            // so that the first complete project list does not wait for it
+            fullText();
             toRead.sort(Comparator.comparing(SessionFile::modified).reversed());
             for (SessionFile f : toRead) {
                 Known kn = known.get(key(f.provider(), f.sessionId()));
@@ -454,15 +457,16 @@ public final class HistoryIndex implements AutoCloseable {
             return;
         }
         List<FullText.Op> removed = new ArrayList<>();
+        // opened outside the write: opening may write to the store itself
+        FullText ft = fullText();
         store.write(h -> {
             for (Known k : gone) {
-                removed.addAll(indexedIds(h, k.key()));
+                removed.addAll(indexedIds(h, k.key(), ft));
                 h.createUpdate("DELETE FROM history_messages WHERE session_key = :k").bind("k", k.key()).execute();
                 h.createUpdate("DELETE FROM history_sessions WHERE id = :k").bind("k", k.key()).execute();
             }
             return null;
         });
-        FullText ft = fullText();
         if (ft != null) {
             ft.submit(removed);
         }
@@ -474,8 +478,8 @@ public final class HistoryIndex implements AutoCloseable {
     }
 
     /** SQLite: removals of the full-text rows of a session's messages (those with text), before they are deleted. */
-    private List<FullText.Op> indexedIds(Handle h, long key) {
-        if (fullText() == null) {
+    private static List<FullText.Op> indexedIds(Handle h, long key, FullText ft) {
+        if (ft == null) {
             return List.of();
         }
         return h.createQuery("SELECT id FROM history_messages WHERE session_key = :k AND text <> ''").bind("k", key)
@@ -975,6 +979,7 @@ public final class HistoryIndex implements AutoCloseable {
         boolean sqlite = store.dialect() == Dialect.SQLITE;
         // SQLite: what the full-text thread is to do once this transaction committed
         List<FullText.Op> fts = new ArrayList<>();
+        FullText ft = fullText();
         store.write(h -> {
             fts.clear();
             java.sql.Connection c = h.getConnection();
@@ -1077,7 +1082,6 @@ public final class HistoryIndex implements AutoCloseable {
             }
             return null;
         });
-        FullText ft = fullText();
         if (ft != null) {
             ft.submit(fts);
         }
@@ -1736,15 +1740,15 @@ public final class HistoryIndex implements AutoCloseable {
                     "the session file could not be deleted", e);
         }
         List<FullText.Op> removed = new ArrayList<>();
+        FullText ft = fullText();
         store.write(h -> {
-            removed.addAll(indexedIds(h, row.key()));
+            removed.addAll(indexedIds(h, row.key(), ft));
             h.createUpdate("DELETE FROM history_messages WHERE session_key = :k").bind("k", row.key()).execute();
             h.createUpdate("DELETE FROM history_sessions WHERE id = :k").bind("k", row.key()).execute();
             h.createUpdate("DELETE FROM history_session_overrides WHERE provider = :p AND session_id = :s")
                     .bind("p", row.provider()).bind("s", row.sessionId()).execute();
             return null;
         });
-        FullText ft = fullText();
         if (ft != null) {
             ft.submit(removed);
         }
