@@ -2,7 +2,7 @@
 # Alternating A/B of the history index's first full read, without any HTTP client: each checkout's built server
 # (workspace-server/target, with its start-up cache when present) is started on a fresh data directory over the
 # benchmark HOME of bench/history/run.sh, and timed from the JVM's start until it logs "history index ready"; the
-# process's user/system CPU time at that moment is printed too. Runs alternate A, B, A, B… so that a machine
+# process's user/system CPU time at that moment and the server's own listing time are printed too. Runs alternate A, B, A, B… so that a machine
 # whose speed drifts treats both alike (docs/benchmarks.md, run 13).
 # Usage: bench/history/ab.sh CHECKOUT_A CHECKOUT_B [rounds=3]
 #        (build each first, e.g. `./mvnw -o -q install -DskipTests` and `scripts/aot-cache.sh` in it; run
@@ -36,8 +36,9 @@ one() {
     stat=$(cut -d' ' -f14,15 "/proc/$pid/stat" 2>/dev/null || echo "0 0")
     kill "$pid" 2>/dev/null || true
     wait "$pid" 2>/dev/null || true
-    printf '%-40s ready after %6.2f s   CPU user %5.1f s, system %4.1f s\n' "$repo" \
-        "$(echo "($t1 - $t0) / 1000000000" | bc -l)" "$(echo "${stat% *} / 100" | bc -l)" "$(echo "${stat#* } / 100" | bc -l)"
+    printf '%-40s ready after %6.2f s   CPU user %5.1f s, system %4.1f s   %s\n' "$repo" \
+        "$(echo "($t1 - $t0) / 1000000000" | bc -l)" "$(echo "${stat% *} / 100" | bc -l)" \
+        "$(echo "${stat#* } / 100" | bc -l)" "$(grep -o 'history listed in [0-9,]* ms' "$log" | head -n 1)"
     rm -rf "$data"
 }
 for r in $(seq 1 "$rounds"); do
