@@ -159,7 +159,7 @@ final class FullText implements AutoCloseable {
                     Files.deleteIfExists(Path.of(file + suffix));
                 }
                 SecureFiles.createPrivateFile(file);
-                why = openWriter(generation);
+                openWriter(generation);
                 why = "the file was unreadable";
             } catch (SQLException | IOException e2) {
                 throw new IllegalStateException("cannot open the search file " + file, e2);
@@ -290,7 +290,10 @@ final class FullText implements AutoCloseable {
         long lastWork = System.nanoTime();
         try {
             if (rebuildUpTo >= 0) {
-                rebuild(rebuildUpTo);
+                if (!rebuild(rebuildUpTo)) {
+                    // stopped by close(): the file stays unclean and is rebuilt at the next start
+                    failed = true;
+                }
                 rebuildUpTo = -1;
                 cpuNanos.set(mx.getCurrentThreadCpuTime());
             }
@@ -411,8 +414,8 @@ final class FullText implements AutoCloseable {
         }
     }
 
-    /** Fills the (emptied) table from the store's messages with ids up to {@code upTo}. */
-    private void rebuild(long upTo) throws SQLException {
+    /** Fills the (emptied) table from the store's messages with ids up to {@code upTo}; false when stopped first. */
+    private boolean rebuild(long upTo) throws SQLException {
         long t0 = System.nanoTime();
         long after = 0;
         long rows = 0;
@@ -424,7 +427,7 @@ final class FullText implements AutoCloseable {
             if (batch.isEmpty()) {
                 LOG.log(Level.INFO, "full-text index rebuilt in {0} ms: {1} messages",
                         (System.nanoTime() - t0) / 1_000_000, rows);
-                return;
+                return true;
             }
             after = batch.getLast().id();
             rows += batch.size();
@@ -432,6 +435,7 @@ final class FullText implements AutoCloseable {
             ensureWriter();
             apply(List.of(new Batch(ops, 0)));
         }
+        return false;
     }
 
     /**

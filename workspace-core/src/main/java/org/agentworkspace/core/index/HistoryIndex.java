@@ -58,9 +58,10 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
  * mtime match its stored row costs nothing, a new one is peeked at (head of the file only) and written in large
  * batches. Phase 2 (indexing): {@link #WORKERS} reader threads read each new or changed session from its stored
  * offset and hand its messages (long tool payloads clipped, completed from the file on page reads) and exact facts
- * to one writer thread, which stores them, with their full-text rows, in transactions of up to
- * {@link #TX_ROWS} rows. A {@link HistoryWatcher} (JDK WatchService, 100 ms debounce) and a periodic
- * size/mtime sweep keep the index current. Routes read only the store.
+ * to one writer thread, which stores them in transactions of up to {@link #TX_ROWS} rows and hands what it
+ * committed to the full-text index ({@link FullText}: on SQLite a search file of its own, with a thread of its
+ * own). A {@link HistoryWatcher} (JDK WatchService, 100 ms debounce) and a periodic size/mtime sweep keep the index
+ * current. Routes read only the store (and, for searches, the search file).
  */
 public final class HistoryIndex implements AutoCloseable {
     private static final System.Logger LOG = System.getLogger(HistoryIndex.class.getName());
@@ -482,8 +483,18 @@ public final class HistoryIndex implements AutoCloseable {
         if (ft == null) {
             return List.of();
         }
-        return h.createQuery("SELECT id FROM history_messages WHERE session_key = :k AND text <> ''").bind("k", key)
-                .map((rs, ctx) -> (FullText.Op) new FullText.Remove(rs.getLong(1))).list();
+        List<FullText.Op> out = new ArrayList<>();
+        try (java.sql.PreparedStatement ps = h.getConnection().prepareStatement(IDS_OF)) {
+            ps.setLong(1, key);
+            try (java.sql.ResultSet rs = ps.executeQuery()) {
+                while (rs.next()) {
+                    out.add(new FullText.Remove(rs.getLong(1)));
+                }
+            }
+        } catch (java.sql.SQLException e) {
+            throw new IllegalStateException("reading a session's message ids failed", e);
+        }
+        return out;
     }
 
     // ------------------------------------------------------------------ keeping current
