@@ -74,8 +74,8 @@ final class FullText implements AutoCloseable {
     }
 
     private final Store store;
+    private final Path storeFile;
     private final Path file;
-    private final boolean temporary;
     private final BlockingQueue<Batch> queue = new LinkedBlockingQueue<>();
     private final Semaphore budget = new Semaphore(QUEUE_KIB);
     private final AtomicLong pendingOps = new AtomicLong();
@@ -91,10 +91,10 @@ final class FullText implements AutoCloseable {
     private volatile boolean shrinkRequested;
     private volatile long lastReaderUse = System.nanoTime();
 
-    private FullText(Store store, Path file, boolean temporary) {
+    private FullText(Store store, Path storeFile, Path file) {
         this.store = store;
+        this.storeFile = storeFile;
         this.file = file;
-        this.temporary = temporary;
         this.thread = Thread.ofPlatform().daemon().name("history-index-fts").unstarted(this::loop);
     }
 
@@ -103,18 +103,18 @@ final class FullText implements AutoCloseable {
      * the index writes anything: a rebuild reads the store up to the messages it holds now.
      */
     static FullText open(Store store) {
-        Path file = store.sqliteFile().map(FullText::searchFile).orElse(null);
-        boolean temporary = file == null;
+        // searches attach the store's file (an in-memory SQLite store is one database per connection: not supported)
+        Path storeFile = store.sqliteFile().orElseThrow(() -> new IllegalStateException(
+                "the full-text index needs an SQLite store in a file"));
+        Path file = searchFile(storeFile);
         try {
-            if (temporary) {
-                file = Files.createTempFile("aw-search", ".db");
-            } else if (Files.notExists(file)) {
+            if (Files.notExists(file)) {
                 SecureFiles.createPrivateFile(file);
             }
         } catch (IOException e) {
             throw new IllegalStateException("cannot create the search file " + file, e);
         }
-        FullText ft = new FullText(store, file, temporary);
+        FullText ft = new FullText(store, storeFile, file);
         ft.prepare();
         ft.thread.start();
         return ft;
@@ -470,7 +470,6 @@ final class FullText implements AutoCloseable {
             }
         }
         c = connect();
-        Path storeFile = store.sqliteFile().orElseThrow();
         try (PreparedStatement ps = c.prepareStatement("ATTACH DATABASE ? AS ws")) {
             ps.setString(1, storeFile.toString());
             ps.execute();
@@ -521,15 +520,6 @@ final class FullText implements AutoCloseable {
         Connection c;
         while ((c = idleReaders.poll()) != null) {
             closeQuietly(c);
-        }
-        if (temporary) {
-            try {
-                for (String suffix : List.of("", "-wal", "-shm")) {
-                    Files.deleteIfExists(Path.of(file + suffix));
-                }
-            } catch (IOException e) {
-                // a temp file
-            }
         }
     }
 
