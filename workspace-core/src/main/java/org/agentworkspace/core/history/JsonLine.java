@@ -1,0 +1,985 @@
+package org.agentworkspace.core.history;
+
+import java.io.IOException;
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
+import java.math.BigInteger;
+import java.nio.ByteOrder;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Set;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.BigIntegerNode;
+import com.fasterxml.jackson.databind.node.BooleanNode;
+import com.fasterxml.jackson.databind.node.DoubleNode;
+import com.fasterxml.jackson.databind.node.IntNode;
+import com.fasterxml.jackson.databind.node.JsonNodeFactory;
+import com.fasterxml.jackson.databind.node.LongNode;
+import com.fasterxml.jackson.databind.node.NullNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import com.fasterxml.jackson.databind.node.TextNode;
+
+/**
+ * One JSONL history line to a Jackson tree, without Jackson's per-line parser, deserialization context and
+ * char-by-char string decoding: {@link Json#parseObject} minus most of its cost. The result is the tree
+ * {@link Json#parseObjectJackson} gives (same node classes, same key order, the last of duplicate keys in the place
+ * of the first), and a line is rejected exactly when that path rejects it; the tests hold the two against each other.
+ *
+ * <p>What the Jackson path (jackson-core 2.22, the default factory with {@link Json}'s constraints) accepts, found by
+ * probing it, and matched here:
+ * <ul>
+ *   <li>Exactly one object, whitespace (space, tab, CR, LF only) around tokens, nothing after it. Strict JSON:
+ *       no comments, single quotes, unquoted names, trailing commas, NaN/Infinity, leading zeros or plus signs.</li>
+ *   <li>Nesting: 2000 levels counting the line's own object; the 2001st is rejected, read or skipped.</li>
+ *   <li>Numbers longer than 1000 digits are rejected, read or skipped (digits only: for an integer its digits, for a
+ *       fraction or exponent the integer, fraction and exponent digits together). Integers become IntNode, LongNode
+ *       or BigIntegerNode by the smallest that holds them ({@code -0} is IntNode 0), anything with a point or an
+ *       exponent DoubleNode of {@link Double#parseDouble} ({@code 1e400} is Infinity).</li>
+ *   <li>String values that are read (kept): control bytes rejected; escapes {@code \" \\ \/ \b \f \n \r \t \\uXXXX},
+ *       any {@code \\u} escape kept as the char it names, a lone or reversed surrogate included. UTF-8: lead bytes
+ *       0x80-0xBF and 0xF8-0xFF rejected, every continuation byte must be 10xxxxxx, a truncated sequence is rejected;
+ *       overlong forms are NOT rejected but decoded ({@code C0 80} and {@code E0 80 80} give U+0000); a three-byte
+ *       sequence that decodes to a surrogate (ED A0 80 - ED BF BF) is rejected; four-byte sequences with any lead
+ *       F0-F7 are accepted, even past U+10FFFF, and split as {@code 0xD800 | (cp - 0x10000) >> 10} and
+ *       {@code 0xDC00 | (cp & 0x3FF)} in int arithmetic (so the overlong {@code F0 80 80 80} gives U+FFC0 U+DC00).</li>
+ *   <li>String values that are skipped (a field not kept, and everything inside it): Jackson's {@code skipChildren}
+ *       still tokenizes them, and its string skipper checks control bytes, escapes (a bad escape or a short
+ *       {@code \\u} is rejected) and UTF-8 lead and continuation bytes as above, but it does NOT check for encoded
+ *       surrogates: {@code ED A0 80} inside a skipped string is accepted, while the same line is corrupt when that
+ *       field is kept. Skipped numbers, literals, names and structure are checked exactly as read ones.</li>
+ *   <li>Field names (read or skipped, at any depth) are always decoded in full: the UTF-8 rules of read strings
+ *       (overlong accepted, encoded surrogates rejected), but four-byte sequences split with {@code 0xD800 + ...}
+ *       instead of {@code |} (so {@code F0 80 80 80} gives U+D7C0 U+DC00); a {@code \\u} escape of a surrogate must
+ *       be a high one followed at once by an escaped low one (a lone, reversed or raw-paired surrogate escape is
+ *       rejected in a name, unlike in a value); a name longer than 50000 bytes is rejected, counted as Jackson does:
+ *       raw bytes as they are, an escape as the length of its char in UTF-8, an escaped pair as 4.</li>
+ *   <li>Jackson reads a byte array as UTF-8 unless its first bytes look like UTF-16 or UTF-32 (a zero byte among the
+ *       first four, or a UTF-16 byte order mark); a UTF-8 byte order mark is skipped when the input has at least 4
+ *       bytes. {@link #plainUtf8} tells the lines this parser takes; {@link Json#parseObject} gives the others
+ *       (never valid UTF-8 JSON anyway) to Jackson.</li>
+ * </ul>
+ * Not reproduced: limits that a line cannot reach (string length {@link HistoryReader#MAX_LINE_BYTES}, checked
+ * anyway), and the failure of Jackson's shared name table under a hash-flooding attack.
+ *
+ * <p>Cost: ASCII strings without escapes (most of them) are found with a word-at-a-time scan and copied once into a
+ * Latin-1 String; strings with escapes or non-ASCII text are decoded into a reused Latin-1 buffer, switching to a
+ * reused char buffer at the first char above U+00FF. Skipped values build nothing. Short ASCII field names come from
+ * a small per-thread cache. Containers are read with an explicit stack (no recursion, so 2000 levels cannot overflow
+ * a thread's stack). One parser per thread holds the buffers; it keeps no reference to the input after a line.
+ */
+final class JsonLine {
+    static final int MAX_DEPTH = 2000;
+    static final int MAX_NAME_BYTES = 50_000;
+    static final int MAX_NUMBER_DIGITS = 1000;
+    static final int MAX_STRING_CHARS = HistoryReader.MAX_LINE_BYTES;
+
+    private static final JsonNodeFactory NODES = JsonNodeFactory.instance;
+    /** Decode buffers that grew past this for a long string are dropped after the line. */
+    private static final int KEEP_BUFFER = 1 << 20;
+    private static final int NAME_SLOTS = 512;
+    private static final int NAME_CACHE_MAX = 32;
+
+    private static final VarHandle LONGS = MethodHandles.byteArrayViewVarHandle(long[].class, ByteOrder.LITTLE_ENDIAN);
+    private static final long ONES = 0x0101010101010101L;
+    private static final long HIGHS = 0x8080808080808080L;
+    private static final long QUOTES = 0x2222222222222222L;
+    private static final long BACKSLASHES = 0x5C5C5C5C5C5C5C5CL;
+    private static final long SPACES = 0x2020202020202020L;
+    private static final byte[] HEX = new byte[256];
+    private static final byte[] TRUE = {'t', 'r', 'u', 'e'};
+    private static final byte[] FALSE = {'f', 'a', 'l', 's', 'e'};
+    private static final byte[] NULL = {'n', 'u', 'l', 'l'};
+
+    static {
+        Arrays.fill(HEX, (byte) -1);
+        for (int i = 0; i < 10; i++) {
+            HEX['0' + i] = (byte) i;
+        }
+        for (int i = 0; i < 6; i++) {
+            HEX['a' + i] = (byte) (10 + i);
+            HEX['A' + i] = (byte) (10 + i);
+        }
+    }
+
+    private static final ThreadLocal<JsonLine> PARSERS = ThreadLocal.withInitial(JsonLine::new);
+
+    /** The line being parsed, the read position in it, its end and its start. */
+    private byte[] b;
+    private int pos;
+    private int end;
+    private int begin;
+
+    private byte[] latin = new byte[256];
+    private char[] chars = new char[256];
+    /** Containers being read (a Map for an object, a List for an array), and which levels are objects. */
+    private Object[] stack = new Object[32];
+    private boolean[] objects = new boolean[32];
+    private int stackUsed;
+
+    private final String[] names = new String[NAME_SLOTS];
+    private final byte[][] nameKeys = new byte[NAME_SLOTS][];
+
+    /** Set by {@link #scanNumber}: where the number starts, its integer digits, and whether it has a fraction or exponent. */
+    private int numberStart;
+    private int numberIntDigits;
+    private boolean numberFloat;
+
+    private JsonLine() {
+    }
+
+    /**
+     * Whether Jackson would read {@code bytes[off, off+len)} as UTF-8, so that {@link #parse} is the same as the Jackson
+     * path: false when a zero byte is among the first four or the input starts with a UTF-16 byte order mark (Jackson
+     * then may decode it as UTF-16 or UTF-32).
+     */
+    static boolean plainUtf8(byte[] bytes, int off, int len) {
+        int n = Math.min(len, 4);
+        for (int i = 0; i < n; i++) {
+            if (bytes[off + i] == 0) {
+                return false;
+            }
+        }
+        if (len >= 2) {
+            int b0 = bytes[off] & 0xFF;
+            int b1 = bytes[off + 1] & 0xFF;
+            return !(b0 == 0xFE && b1 == 0xFF || b0 == 0xFF && b1 == 0xFE);
+        }
+        return true;
+    }
+
+    /**
+     * Parses one JSON object from {@code bytes[off, off+len)} (UTF-8, see {@link #plainUtf8}), keeping the top-level
+     * fields in {@code keep} (all when null); the others are checked and skipped without building nodes.
+     */
+    static ObjectNode parse(byte[] bytes, int off, int len, Set<String> keep) throws IOException {
+        Objects.checkFromIndexSize(off, len, bytes.length);
+        return PARSERS.get().object(bytes, off, len, keep);
+    }
+
+    private ObjectNode object(byte[] bytes, int off, int len, Set<String> keep) throws IOException {
+        b = bytes;
+        pos = off;
+        begin = off;
+        end = off + len;
+        try {
+            if (len >= 4 && bytes[off] == (byte) 0xEF && bytes[off + 1] == (byte) 0xBB && bytes[off + 2] == (byte) 0xBF) {
+                pos += 3;
+            }
+            if (ws() != '{') {
+                throw error("not a JSON object");
+            }
+            pos++;
+            LinkedHashMap<String, JsonNode> fields = new LinkedHashMap<>();
+            int c = ws();
+            if (c == '}') {
+                pos++;
+            } else {
+                while (true) {
+                    if (c != '"') {
+                        throw error("expected a field name");
+                    }
+                    pos++;
+                    String name = name(true);
+                    if (ws() != ':') {
+                        throw error("expected ':'");
+                    }
+                    pos++;
+                    c = ws();
+                    if (keep == null || keep.contains(name)) {
+                        fields.put(name, c == '{' || c == '[' ? container() : scalar(c));
+                    } else if (c == '{' || c == '[') {
+                        skipContainer();
+                    } else {
+                        skipScalar(c);
+                    }
+                    c = ws();
+                    if (c == ',') {
+                        pos++;
+                        c = ws();
+                    } else if (c == '}') {
+                        pos++;
+                        break;
+                    } else {
+                        throw error("expected ',' or '}'");
+                    }
+                }
+            }
+            if (ws() >= 0) {
+                throw error("trailing content after the JSON object");
+            }
+            return new ObjectNode(NODES, fields);
+        } finally {
+            release();
+        }
+    }
+
+    /** Forgets the line and drops buffers a long string made large. */
+    private void release() {
+        b = null;
+        if (latin.length > KEEP_BUFFER) {
+            latin = new byte[256];
+        }
+        if (chars.length > KEEP_BUFFER) {
+            chars = new char[256];
+        }
+        if (stackUsed > 0) {
+            Arrays.fill(stack, 0, stackUsed, null);
+            stackUsed = 0;
+        }
+    }
+
+    /** Skips whitespace; the byte at the new position (not consumed), or -1 at the end. */
+    private int ws() {
+        byte[] a = b;
+        int p = pos;
+        int e = end;
+        while (p < e) {
+            int c = a[p] & 0xFF;
+            if (c > ' ' || c != ' ' && c != '\n' && c != '\r' && c != '\t') {
+                pos = p;
+                return c;
+            }
+            p++;
+        }
+        pos = p;
+        return -1;
+    }
+
+    /** A string, number or literal starting with {@code c} at the position. */
+    private JsonNode scalar(int c) throws IOException {
+        switch (c) {
+            case '"' -> {
+                pos++;
+                return TextNode.valueOf(string());
+            }
+            case 't' -> {
+                literal(TRUE);
+                return BooleanNode.TRUE;
+            }
+            case 'f' -> {
+                literal(FALSE);
+                return BooleanNode.FALSE;
+            }
+            case 'n' -> {
+                literal(NULL);
+                return NullNode.instance;
+            }
+            default -> {
+                if (c == '-' || c >= '0' && c <= '9') {
+                    return number();
+                }
+                throw error("expected a value");
+            }
+        }
+    }
+
+    private void skipScalar(int c) throws IOException {
+        switch (c) {
+            case '"' -> {
+                pos++;
+                skipString();
+            }
+            case 't' -> literal(TRUE);
+            case 'f' -> literal(FALSE);
+            case 'n' -> literal(NULL);
+            default -> {
+                if (c == '-' || c >= '0' && c <= '9') {
+                    scanNumber();
+                } else {
+                    throw error("expected a value");
+                }
+            }
+        }
+    }
+
+    private void literal(byte[] word) throws IOException {
+        int p = pos;
+        if (end - p < word.length) {
+            throw error("unrecognized token");
+        }
+        for (int i = 1; i < word.length; i++) {
+            if (b[p + i] != word[i]) {
+                throw error("unrecognized token");
+            }
+        }
+        pos = p + word.length;
+    }
+
+    /**
+     * The array or object opening at the position (a value inside the line's object, so at depth 2), read without
+     * recursion: {@code stack} holds the open containers' maps and lists.
+     */
+    @SuppressWarnings("unchecked")
+    private JsonNode container() throws IOException {
+        int sp = 0;
+        JsonNode root = push(sp++);
+        boolean first = true;
+        while (true) {
+            boolean object = objects[sp - 1];
+            int c = ws();
+            if (c == (object ? '}' : ']')) {
+                pos++;
+                if (--sp == 0) {
+                    return root;
+                }
+                first = false;
+                continue;
+            }
+            if (!first) {
+                if (c != ',') {
+                    throw error(object ? "expected ',' or '}'" : "expected ',' or ']'");
+                }
+                pos++;
+                c = ws();
+            }
+            first = false;
+            if (object) {
+                if (c != '"') {
+                    throw error("expected a field name");
+                }
+                pos++;
+                String name = name(true);
+                if (ws() != ':') {
+                    throw error("expected ':'");
+                }
+                pos++;
+                c = ws();
+                Map<String, JsonNode> map = (Map<String, JsonNode>) stack[sp - 1];
+                if (c == '{' || c == '[') {
+                    map.put(name, push(sp++));
+                    first = true;
+                } else {
+                    map.put(name, scalar(c));
+                }
+            } else {
+                List<JsonNode> list = (List<JsonNode>) stack[sp - 1];
+                if (c == '{' || c == '[') {
+                    list.add(push(sp++));
+                    first = true;
+                } else {
+                    list.add(scalar(c));
+                }
+            }
+        }
+    }
+
+    /** Opens the container at the position as stack level {@code sp}; its node. */
+    private JsonNode push(int sp) throws IOException {
+        level(sp);
+        if (b[pos++] == '{') {
+            LinkedHashMap<String, JsonNode> map = new LinkedHashMap<>();
+            stack[sp] = map;
+            objects[sp] = true;
+            return new ObjectNode(NODES, map);
+        }
+        ArrayList<JsonNode> list = new ArrayList<>();
+        stack[sp] = list;
+        objects[sp] = false;
+        return new ArrayNode(NODES, list);
+    }
+
+    /** Checks the depth of stack level {@code sp} (the line's object is depth 1) and makes room for it. */
+    private void level(int sp) throws IOException {
+        if (sp + 2 > MAX_DEPTH) {
+            throw error("nesting deeper than " + MAX_DEPTH);
+        }
+        if (sp == objects.length) {
+            objects = Arrays.copyOf(objects, sp * 2);
+            stack = Arrays.copyOf(stack, sp * 2);
+        }
+        if (sp >= stackUsed) {
+            stackUsed = sp + 1;
+        }
+    }
+
+    /** Checks and skips the array or object opening at the position, as {@link #container} reads it. */
+    private void skipContainer() throws IOException {
+        int sp = 0;
+        level(sp);
+        objects[sp++] = b[pos++] == '{';
+        boolean first = true;
+        while (true) {
+            boolean object = objects[sp - 1];
+            int c = ws();
+            if (c == (object ? '}' : ']')) {
+                pos++;
+                if (--sp == 0) {
+                    return;
+                }
+                first = false;
+                continue;
+            }
+            if (!first) {
+                if (c != ',') {
+                    throw error(object ? "expected ',' or '}'" : "expected ',' or ']'");
+                }
+                pos++;
+                c = ws();
+            }
+            first = false;
+            if (object) {
+                if (c != '"') {
+                    throw error("expected a field name");
+                }
+                pos++;
+                name(false);
+                if (ws() != ':') {
+                    throw error("expected ':'");
+                }
+                pos++;
+                c = ws();
+            }
+            if (c == '{' || c == '[') {
+                level(sp);
+                objects[sp++] = b[pos++] == '{';
+                first = true;
+            } else {
+                skipScalar(c);
+            }
+        }
+    }
+
+    // ---- numbers
+
+    /** Checks the number at the position and moves past it (see the class comment for the grammar and limits). */
+    private void scanNumber() throws IOException {
+        byte[] a = b;
+        int e = end;
+        int p = pos;
+        int start = p;
+        if (a[p] == '-') {
+            p++;
+        }
+        int intStart = p;
+        if (p >= e) {
+            throw error("expected a digit after '-'");
+        }
+        int c = a[p];
+        if (c == '0') {
+            p++;
+            if (p < e && digit(a[p])) {
+                throw error("leading zeros");
+            }
+        } else if (c >= '1' && c <= '9') {
+            p++;
+            while (p < e && digit(a[p])) {
+                p++;
+            }
+        } else {
+            throw error("expected a digit after '-'");
+        }
+        int intDigits = p - intStart;
+        int digits = intDigits;
+        boolean fp = false;
+        if (p < e && a[p] == '.') {
+            fp = true;
+            int s = ++p;
+            while (p < e && digit(a[p])) {
+                p++;
+            }
+            if (p == s) {
+                pos = p;
+                throw error("decimal point not followed by a digit");
+            }
+            digits += p - s;
+        }
+        if (p < e && (a[p] == 'e' || a[p] == 'E')) {
+            fp = true;
+            p++;
+            if (p < e && (a[p] == '+' || a[p] == '-')) {
+                p++;
+            }
+            int s = p;
+            while (p < e && digit(a[p])) {
+                p++;
+            }
+            if (p == s) {
+                pos = p;
+                throw error("exponent not followed by a digit");
+            }
+            digits += p - s;
+        }
+        pos = p;
+        if ((fp ? digits : intDigits) > MAX_NUMBER_DIGITS) {
+            throw error("number longer than " + MAX_NUMBER_DIGITS + " digits");
+        }
+        numberStart = start;
+        numberIntDigits = intDigits;
+        numberFloat = fp;
+    }
+
+    private static boolean digit(byte c) {
+        return c >= '0' && c <= '9';
+    }
+
+    private JsonNode number() throws IOException {
+        scanNumber();
+        int start = numberStart;
+        int stop = pos;
+        if (numberFloat) {
+            return DoubleNode.valueOf(Double.parseDouble(new String(b, start, stop - start, StandardCharsets.ISO_8859_1)));
+        }
+        if (numberIntDigits <= 18) {
+            boolean negative = b[start] == '-';
+            long v = 0;
+            for (int p = negative ? start + 1 : start; p < stop; p++) {
+                v = v * 10 + (b[p] - '0');
+            }
+            if (negative) {
+                v = -v;
+            }
+            return v == (int) v ? IntNode.valueOf((int) v) : LongNode.valueOf(v);
+        }
+        BigInteger v = new BigInteger(new String(b, start, stop - start, StandardCharsets.ISO_8859_1));
+        return v.bitLength() < 64 ? LongNode.valueOf(v.longValue()) : BigIntegerNode.valueOf(v);
+    }
+
+    // ---- strings
+
+    /**
+     * The first position from {@code p} holding '"', '\\', a control byte or a non-ASCII byte (the end if none):
+     * eight bytes at a time, each test flagging the high bit of a matching byte (no false flag below the first
+     * real match, since no borrow starts below it).
+     */
+    private int plain(int p) {
+        byte[] a = b;
+        int e = end;
+        for (; p <= e - 8; p += 8) {
+            long w = (long) LONGS.get(a, p);
+            long q = w ^ QUOTES;
+            long s = w ^ BACKSLASHES;
+            long hit = ((q - ONES) | (s - ONES) | (w - SPACES) | w) & HIGHS;
+            if (hit != 0) {
+                return p + (Long.numberOfTrailingZeros(hit) >>> 3);
+            }
+        }
+        for (; p < e; p++) {
+            int c = a[p];
+            if (c == '"' || c == '\\' || c < 0x20) {
+                return p;
+            }
+        }
+        return e;
+    }
+
+    /** The string value whose opening quote is just before the position; moves past its closing quote. */
+    private String string() throws IOException {
+        int start = pos;
+        int p = plain(start);
+        if (p < end && b[p] == '"') {
+            pos = p + 1;
+            int n = p - start;
+            if (n > MAX_STRING_CHARS) {
+                throw error("string longer than " + MAX_STRING_CHARS);
+            }
+            return n == 0 ? "" : new String(b, start, n, StandardCharsets.ISO_8859_1);
+        }
+        return latinString(start, p);
+    }
+
+    /** Decodes a string with escapes or non-ASCII bytes ({@code p}: the first) into Latin-1 while its chars fit. */
+    private String latinString(int start, int p) throws IOException {
+        byte[] a = b;
+        int e = end;
+        int n = p - start;
+        byte[] out = latin(n + 16);
+        System.arraycopy(a, start, out, 0, n);
+        while (true) {
+            if (p >= e) {
+                pos = p;
+                throw error("unterminated string");
+            }
+            int c = a[p] & 0xFF;
+            int ch;
+            int len;
+            if (c == '"') {
+                pos = p + 1;
+                if (n > MAX_STRING_CHARS) {
+                    throw error("string longer than " + MAX_STRING_CHARS);
+                }
+                return new String(out, 0, n, StandardCharsets.ISO_8859_1);
+            } else if (c == '\\') {
+                ch = escape(p + 1);
+                len = a[p + 1] == 'u' ? 6 : 2;
+            } else if (c < 0x20) {
+                throw control(p);
+            } else if (c < 0xC0) {
+                throw lead(p);
+            } else if (c < 0xE0) {
+                ch = ((c & 0x1F) << 6) | cont(p + 1);
+                len = 2;
+            } else if (c < 0xF0) {
+                ch = three(c, p);
+                len = 3;
+            } else {
+                ch = 0x100; // four bytes (or an invalid lead): never Latin-1
+                len = 0;
+            }
+            if (ch > 0xFF) {
+                return wideString(p, n);
+            }
+            if (n == out.length) {
+                out = latin(n + 1);
+            }
+            out[n++] = (byte) ch;
+            p += len;
+            int q = plain(p);
+            if (q > p) {
+                out = latin(n + (q - p));
+                System.arraycopy(a, p, out, n, q - p);
+                n += q - p;
+                p = q;
+            }
+        }
+    }
+
+    /** Goes on with the string in {@link #latinString} as chars, from {@code p}, after its first {@code n} chars. */
+    private String wideString(int p, int n) throws IOException {
+        byte[] a = b;
+        int e = end;
+        char[] out = chars(n + 16);
+        byte[] in = latin;
+        for (int i = 0; i < n; i++) {
+            out[i] = (char) (in[i] & 0xFF);
+        }
+        while (true) {
+            int q = plain(p);
+            if (q > p) {
+                out = chars(n + (q - p));
+                for (int i = p; i < q; i++) {
+                    out[n++] = (char) a[i];
+                }
+                p = q;
+            }
+            if (p >= e) {
+                pos = p;
+                throw error("unterminated string");
+            }
+            int c = a[p] & 0xFF;
+            if (c == '"') {
+                pos = p + 1;
+                if (n > MAX_STRING_CHARS) {
+                    throw error("string longer than " + MAX_STRING_CHARS);
+                }
+                return new String(out, 0, n);
+            }
+            if (n + 2 > out.length) {
+                out = chars(n + 2);
+            }
+            if (c == '\\') {
+                out[n++] = (char) escape(p + 1);
+                p += a[p + 1] == 'u' ? 6 : 2;
+            } else if (c < 0x20) {
+                throw control(p);
+            } else if (c < 0xC0) {
+                throw lead(p);
+            } else if (c < 0xE0) {
+                out[n++] = (char) (((c & 0x1F) << 6) | cont(p + 1));
+                p += 2;
+            } else if (c < 0xF0) {
+                out[n++] = (char) three(c, p);
+                p += 3;
+            } else if (c < 0xF8) {
+                int v = four(c, p) - 0x10000;
+                out[n++] = (char) (0xD800 | (v >> 10));
+                out[n++] = (char) (0xDC00 | (v & 0x3FF));
+                p += 4;
+            } else {
+                throw lead(p);
+            }
+        }
+    }
+
+    /** Checks and skips the string whose opening quote is just before the position (no surrogate check: see above). */
+    private void skipString() throws IOException {
+        byte[] a = b;
+        int e = end;
+        int p = pos;
+        while (true) {
+            p = plain(p);
+            if (p >= e) {
+                pos = p;
+                throw error("unterminated string");
+            }
+            int c = a[p] & 0xFF;
+            if (c == '"') {
+                pos = p + 1;
+                return;
+            } else if (c == '\\') {
+                escape(p + 1);
+                p += a[p + 1] == 'u' ? 6 : 2;
+            } else if (c < 0x20) {
+                throw control(p);
+            } else if (c < 0xC0) {
+                throw lead(p);
+            } else if (c < 0xE0) {
+                cont(p + 1);
+                p += 2;
+            } else if (c < 0xF0) {
+                cont(p + 1);
+                cont(p + 2);
+                p += 3;
+            } else if (c < 0xF8) {
+                cont(p + 1);
+                cont(p + 2);
+                cont(p + 3);
+                p += 4;
+            } else {
+                throw lead(p);
+            }
+        }
+    }
+
+    // ---- field names
+
+    /**
+     * The field name whose opening quote is just before the position (null when not {@code build}, the name only
+     * checked); moves past its closing quote. Short ASCII names come from the cache.
+     */
+    private String name(boolean build) throws IOException {
+        byte[] a = b;
+        int e = end;
+        int start = pos;
+        int h = 0;
+        for (int p = start; p < e; p++) {
+            int c = a[p];
+            if (c == '"') {
+                int n = p - start;
+                if (n > MAX_NAME_BYTES) {
+                    throw error("field name longer than " + MAX_NAME_BYTES + " bytes");
+                }
+                pos = p + 1;
+                return build ? cachedName(start, n, h) : null;
+            }
+            if (c == '\\' || c < 0x20) {
+                break;
+            }
+            h = 31 * h + c;
+        }
+        return slowName(start, build);
+    }
+
+    private String cachedName(int start, int n, int h) {
+        if (n > NAME_CACHE_MAX) {
+            return new String(b, start, n, StandardCharsets.ISO_8859_1);
+        }
+        int slot = (h ^ (h >>> 10)) & (NAME_SLOTS - 1);
+        byte[] key = nameKeys[slot];
+        if (key != null && Arrays.equals(key, 0, key.length, b, start, start + n)) {
+            return names[slot];
+        }
+        String s = new String(b, start, n, StandardCharsets.ISO_8859_1);
+        nameKeys[slot] = Arrays.copyOfRange(b, start, start + n);
+        names[slot] = s;
+        return s;
+    }
+
+    /** A name with escapes or non-ASCII bytes, decoded from {@code p} by Jackson's rules for names (see above). */
+    private String slowName(int p, boolean build) throws IOException {
+        byte[] a = b;
+        int e = end;
+        char[] out = build ? chars(64) : null;
+        int n = 0;
+        long bytes = 0;
+        while (true) {
+            if (p >= e) {
+                pos = p;
+                throw error("unterminated field name");
+            }
+            int c = a[p] & 0xFF;
+            if (c == '"') {
+                break;
+            }
+            if (build && n + 2 > out.length) {
+                out = chars(n + 2);
+            }
+            if (c == '\\') {
+                int ch = escape(p + 1);
+                p += a[p + 1] == 'u' ? 6 : 2;
+                if (ch >= 0xD800 && ch <= 0xDFFF) {
+                    if (ch >= 0xDC00) {
+                        throw error("unexpected low surrogate in a field name");
+                    }
+                    if (e - p < 2 || a[p] != '\\' || a[p + 1] != 'u') {
+                        throw error("broken surrogate pair in a field name");
+                    }
+                    int low = escape(p + 1);
+                    if (low < 0xDC00 || low > 0xDFFF) {
+                        throw error("broken surrogate pair in a field name");
+                    }
+                    p += 6;
+                    if (build) {
+                        out[n++] = (char) ch;
+                        out[n++] = (char) low;
+                    }
+                    bytes += 4;
+                } else {
+                    if (build) {
+                        out[n++] = (char) ch;
+                    }
+                    bytes += ch < 0x80 ? 1 : ch < 0x800 ? 2 : 3;
+                }
+            } else if (c < 0x20) {
+                throw control(p);
+            } else if (c < 0x80) {
+                if (build) {
+                    out[n++] = (char) c;
+                }
+                p++;
+                bytes++;
+            } else if (c < 0xC0) {
+                throw lead(p);
+            } else if (c < 0xE0) {
+                int ch = ((c & 0x1F) << 6) | cont(p + 1);
+                if (build) {
+                    out[n++] = (char) ch;
+                }
+                p += 2;
+                bytes += 2;
+            } else if (c < 0xF0) {
+                int ch = three(c, p);
+                if (build) {
+                    out[n++] = (char) ch;
+                }
+                p += 3;
+                bytes += 3;
+            } else if (c < 0xF8) {
+                int v = four(c, p) - 0x10000;
+                if (build) {
+                    out[n++] = (char) (0xD800 + (v >> 10));
+                    out[n++] = (char) (0xDC00 | (v & 0x3FF));
+                }
+                p += 4;
+                bytes += 4;
+            } else {
+                throw lead(p);
+            }
+        }
+        pos = p + 1;
+        if (bytes > MAX_NAME_BYTES) {
+            throw error("field name longer than " + MAX_NAME_BYTES + " bytes");
+        }
+        return build ? new String(out, 0, n) : null;
+    }
+
+    // ---- escapes and UTF-8
+
+    /** The char of the escape whose backslash is just before {@code p} (its length: 6 for {@code \\u}, else 2). */
+    private int escape(int p) throws IOException {
+        if (p >= end) {
+            pos = p;
+            throw error("unterminated escape");
+        }
+        switch (b[p]) {
+            case '"':
+                return '"';
+            case '\\':
+                return '\\';
+            case '/':
+                return '/';
+            case 'b':
+                return '\b';
+            case 'f':
+                return '\f';
+            case 'n':
+                return '\n';
+            case 'r':
+                return '\r';
+            case 't':
+                return '\t';
+            case 'u': {
+                if (end - p < 5) {
+                    pos = p;
+                    throw error("unterminated escape");
+                }
+                int v = HEX[b[p + 1] & 0xFF] << 12 | HEX[b[p + 2] & 0xFF] << 8 | HEX[b[p + 3] & 0xFF] << 4
+                        | HEX[b[p + 4] & 0xFF];
+                if (v < 0) {
+                    pos = p;
+                    throw error("expected a hex digit in a \\u escape");
+                }
+                return v;
+            }
+            default:
+                pos = p;
+                throw error("unrecognized escape");
+        }
+    }
+
+    /** The low six bits of the continuation byte at {@code p}. */
+    private int cont(int p) throws IOException {
+        if (p >= end) {
+            pos = p;
+            throw error("truncated UTF-8 sequence");
+        }
+        int d = b[p];
+        if ((d & 0xC0) != 0x80) {
+            pos = p;
+            throw error("invalid UTF-8 middle byte");
+        }
+        return d & 0x3F;
+    }
+
+    /** The char of the three-byte sequence with lead {@code c} at {@code p}; an encoded surrogate is rejected. */
+    private int three(int c, int p) throws IOException {
+        int ch = ((c & 0x0F) << 12) | (cont(p + 1) << 6) | cont(p + 2);
+        if (ch >= 0xD800 && ch <= 0xDFFF) {
+            pos = p;
+            throw error("invalid UTF-8: encoded surrogate");
+        }
+        return ch;
+    }
+
+    /** The code point of the four-byte sequence with lead {@code c} (F0-F7) at {@code p}, not range-checked. */
+    private int four(int c, int p) throws IOException {
+        return ((c & 0x07) << 18) | (cont(p + 1) << 12) | (cont(p + 2) << 6) | cont(p + 3);
+    }
+
+    // ---- buffers and errors
+
+    /** The Latin-1 buffer with room for {@code n} bytes, its content kept. */
+    private byte[] latin(int n) {
+        if (n > latin.length) {
+            latin = Arrays.copyOf(latin, Math.max(n, latin.length * 2));
+        }
+        return latin;
+    }
+
+    /** The char buffer with room for {@code n} chars, its content kept. */
+    private char[] chars(int n) {
+        if (n > chars.length) {
+            chars = Arrays.copyOf(chars, Math.max(n, chars.length * 2));
+        }
+        return chars;
+    }
+
+    private IOException control(int p) {
+        pos = p;
+        return error("unescaped control character " + (b[p] & 0xFF));
+    }
+
+    private IOException lead(int p) {
+        pos = p;
+        return error("invalid UTF-8 start byte 0x" + Integer.toHexString(b[p] & 0xFF));
+    }
+
+    private IOException error(String what) {
+        return new MalformedLine(what + " at byte " + (pos - begin));
+    }
+
+    /** A line that is not exactly one JSON object (as the Jackson path would have it). */
+    static final class MalformedLine extends IOException {
+        private static final long serialVersionUID = 1L;
+
+        MalformedLine(String message) {
+            super(message);
+        }
+    }
+}
