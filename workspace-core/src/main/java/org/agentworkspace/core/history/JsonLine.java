@@ -83,7 +83,8 @@ final class JsonLine {
     private static final JsonNodeFactory NODES = JsonNodeFactory.instance;
     /** Decode buffers that grew past this for a long string are dropped after the line. */
     private static final int KEEP_BUFFER = 1 << 20;
-    private static final int NAME_SLOTS = 512;
+    private static final int NAME_BITS = 9;
+    private static final int NAME_SLOTS = 1 << NAME_BITS;
     private static final int NAME_CACHE_MAX = 32;
 
     private static final VarHandle LONGS = MethodHandles.byteArrayViewVarHandle(long[].class, ByteOrder.LITTLE_ENDIAN);
@@ -744,41 +745,61 @@ final class JsonLine {
      * checked); moves past its closing quote. Short ASCII names come from the cache.
      */
     private String name(boolean build) throws IOException {
-        byte[] a = b;
-        int e = end;
         int start = pos;
-        int h = 0;
-        for (int p = start; p < e; p++) {
-            int c = a[p];
-            if (c == '"') {
-                int n = p - start;
-                if (n > MAX_NAME_BYTES) {
-                    throw error("field name longer than " + MAX_NAME_BYTES + " bytes");
-                }
-                pos = p + 1;
-                return build ? cachedName(start, n, h) : null;
+        int p = plain(start);
+        if (p < end && b[p] == '"') {
+            int n = p - start;
+            if (n > MAX_NAME_BYTES) {
+                throw error("field name longer than " + MAX_NAME_BYTES + " bytes");
             }
-            if (c == '\\' || c < 0x20) {
-                break;
-            }
-            h = 31 * h + c;
+            pos = p + 1;
+            return build ? cachedName(start, n) : null;
         }
         return slowName(start, build);
     }
 
-    private String cachedName(int start, int n, int h) {
-        if (n > NAME_CACHE_MAX) {
-            return new String(b, start, n, StandardCharsets.ISO_8859_1);
+    /** The ASCII name {@code b[start, start+n)}, from the cache when it holds it (names up to 32 bytes). */
+    private String cachedName(int start, int n) {
+        byte[] a = b;
+        if (n > NAME_CACHE_MAX || n == 0) {
+            return n == 0 ? "" : new String(a, start, n, StandardCharsets.ISO_8859_1);
         }
-        int slot = (h ^ (h >>> 10)) & (NAME_SLOTS - 1);
+        long w;
+        if (n >= 8) {
+            w = (long) LONGS.get(a, start) * 31 + (long) LONGS.get(a, start + n - 8);
+        } else {
+            w = 0;
+            for (int i = 0; i < n; i++) {
+                w = w << 8 | a[start + i];
+            }
+        }
+        int slot = (int) (((w + n) * 0x9E3779B97F4A7C15L) >>> (64 - NAME_BITS));
         byte[] key = nameKeys[slot];
-        if (key != null && Arrays.equals(key, 0, key.length, b, start, start + n)) {
+        if (key != null && key.length == n && sameBytes(key, a, start, n)) {
             return names[slot];
         }
-        String s = new String(b, start, n, StandardCharsets.ISO_8859_1);
-        nameKeys[slot] = Arrays.copyOfRange(b, start, start + n);
+        String s = new String(a, start, n, StandardCharsets.ISO_8859_1);
+        nameKeys[slot] = Arrays.copyOfRange(a, start, start + n);
         names[slot] = s;
         return s;
+    }
+
+    /** Whether {@code key} (n bytes) equals {@code a[start, start+n)}, a word at a time (package-private for a test). */
+    static boolean sameBytes(byte[] key, byte[] a, int start, int n) {
+        if (n < 8) {
+            for (int i = 0; i < n; i++) {
+                if (key[i] != a[start + i]) {
+                    return false;
+                }
+            }
+            return true;
+        }
+        for (int i = 0; i < n - 8; i += 8) {
+            if ((long) LONGS.get(key, i) != (long) LONGS.get(a, start + i)) {
+                return false;
+            }
+        }
+        return (long) LONGS.get(key, n - 8) == (long) LONGS.get(a, start + n - 8);
     }
 
     /** A name with escapes or non-ASCII bytes, decoded from {@code p} by Jackson's rules for names (see above). */

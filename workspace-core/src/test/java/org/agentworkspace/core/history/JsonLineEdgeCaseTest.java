@@ -208,6 +208,55 @@ class JsonLineEdgeCaseTest {
         assertTrue(accepted > 100, accepted + " accepted");
     }
 
+    /** More distinct names than the name cache has slots, of every length around its word and size limits. */
+    @Test
+    void manyNamesThroughTheCacheAgree() {
+        List<String> names = new ArrayList<>();
+        for (int i = 0; i < 1500; i++) {
+            // same lengths, and long shared prefixes: slots must be shared, and told apart by every byte
+            names.add("n" + i);
+            names.add("prefix__" + i);
+            names.add("a_common_prefix_" + i + "_and_suffix");
+            names.add(String.format("%04d", i) + "_shared_tail_of_names");
+            names.add((char) ('a' + i % 26) + "_" + i / 26);
+        }
+        for (int len = 0; len <= 40; len++) {
+            names.add("x".repeat(len));
+            names.add("y".repeat(Math.max(0, len - 1)) + "z");
+        }
+        for (int round = 0; round < 3; round++) {
+            for (int from = 0; from < names.size(); from += 37) {
+                StringBuilder line = new StringBuilder("{");
+                for (int i = from; i < Math.min(names.size(), from + 60); i++) {
+                    line.append(i > from ? "," : "").append('"').append(names.get((i * 7 + round) % names.size()))
+                            .append("\":{\"").append(names.get(i)).append("\":").append(i).append('}');
+                }
+                line.append('}');
+                for (Set<String> keep : KEEPS) {
+                    assertTrue(JsonAgreement.assertAgree("names", bytes(line.toString()), keep));
+                }
+            }
+        }
+    }
+
+    /** The cache's comparison sees a difference in any byte of a name of any cached length, at any offset. */
+    @Test
+    void cachedNamesAreComparedByteForByte() {
+        for (int n = 1; n <= 32; n++) {
+            byte[] key = "abcdefghijklmnopqrstuvwxyz012345".substring(0, n).getBytes(StandardCharsets.US_ASCII);
+            for (int offset : new int[] {0, 3, 8}) {
+                byte[] line = new byte[offset + n + 5];
+                System.arraycopy(key, 0, line, offset, n);
+                assertTrue(JsonLine.sameBytes(key, line, offset, n), n + " bytes at " + offset);
+                for (int i = 0; i < n; i++) {
+                    line[offset + i] ^= 0x01;
+                    assertFalse(JsonLine.sameBytes(key, line, offset, n), n + " bytes, byte " + i + " differs");
+                    line[offset + i] ^= 0x01;
+                }
+            }
+        }
+    }
+
     /** Jackson's 50000-byte name limit, counted in UTF-8 bytes, escapes re-encoded. */
     @Test
     void nameLengthLimitAgrees() {
