@@ -127,7 +127,7 @@ final class JsonLine {
     private final String[] names = new String[NAME_SLOTS];
     private final byte[][] nameKeys = new byte[NAME_SLOTS][];
 
-    /** Set by {@link #scanNumber}: where the number starts, its integer digits, and whether it has a fraction or exponent. */
+    /** Set by {@link #scanNumber}: where the number starts, its integer digits, whether it has a fraction/exponent. */
     private int numberStart;
     private int numberIntDigits;
     private boolean numberFloat;
@@ -136,9 +136,9 @@ final class JsonLine {
     }
 
     /**
-     * Whether Jackson would read {@code bytes[off, off+len)} as UTF-8, so that {@link #parse} is the same as the Jackson
-     * path: false when a zero byte is among the first four or the input starts with a UTF-16 byte order mark (Jackson
-     * then may decode it as UTF-16 or UTF-32).
+     * Whether Jackson would read {@code bytes[off, off+len)} as UTF-8, so that {@link #parse} is the same as the
+     * Jackson path: false when a zero byte is among the first four or the input starts with a UTF-16 byte order mark
+     * (Jackson may then decode it as UTF-16 or UTF-32).
      */
     static boolean plainUtf8(byte[] bytes, int off, int len) {
         int n = Math.min(len, 4);
@@ -170,7 +170,8 @@ final class JsonLine {
         begin = off;
         end = off + len;
         try {
-            if (len >= 4 && bytes[off] == (byte) 0xEF && bytes[off + 1] == (byte) 0xBB && bytes[off + 2] == (byte) 0xBF) {
+            if (len >= 4 && bytes[off] == (byte) 0xEF && bytes[off + 1] == (byte) 0xBB
+                    && bytes[off + 2] == (byte) 0xBF) {
                 pos += 3;
             }
             if (ws() != '{') {
@@ -525,7 +526,8 @@ final class JsonLine {
         int start = numberStart;
         int stop = pos;
         if (numberFloat) {
-            return DoubleNode.valueOf(Double.parseDouble(new String(b, start, stop - start, StandardCharsets.ISO_8859_1)));
+            String text = new String(b, start, stop - start, StandardCharsets.ISO_8859_1);
+            return DoubleNode.valueOf(Double.parseDouble(text));
         }
         if (numberIntDigits <= 18) {
             boolean negative = b[start] == '-';
@@ -784,7 +786,7 @@ final class JsonLine {
         return s;
     }
 
-    /** Whether {@code key} (n bytes) equals {@code a[start, start+n)}, a word at a time (package-private for a test). */
+    /** Whether {@code key} (n bytes) equals {@code a[start, start+n)}, a word at a time (package-private: tested). */
     static boolean sameBytes(byte[] key, byte[] a, int start, int n) {
         if (n < 8) {
             for (int i = 0; i < n; i++) {

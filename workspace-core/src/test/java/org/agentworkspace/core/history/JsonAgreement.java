@@ -74,7 +74,8 @@ final class JsonAgreement {
                     + ")"));
         }
         if (!got.accepted()) {
-            // JsonlHistoryReader counts IOException and RuntimeException as a corrupt line; JsonLine throws only the first
+            // JsonlHistoryReader counts IOException and RuntimeException as a corrupt line; JsonLine throws only
+            // the first
             assertTrue(got.error() instanceof IOException || got.error().getClass() == want.error().getClass(),
                     where + ": unexpected failure type " + got.error());
             return false;
