@@ -1,5 +1,6 @@
 package org.agentworkspace.core.history;
 
+import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.io.IOException;
@@ -9,9 +10,13 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.Collections;
 import java.util.List;
 import java.util.Optional;
 import java.util.Set;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
 import java.util.stream.Stream;
 
 import org.junit.jupiter.api.Test;
@@ -91,6 +96,47 @@ class JsonLineCorpusTest {
         }
         assertTrue(files >= 40, files + " recorded files");
         assertTrue(accepted > 2000, accepted + " lines accepted");
+    }
+
+    /** The per-thread parsers share nothing: four threads at once give each line the tree Jackson gives. */
+    @Test
+    void threadsParseIndependently() throws Exception {
+        List<byte[]> lines = new ArrayList<>();
+        for (String scenario : List.of("plain", "tool-write")) {
+            for (String rel : Recordings.historyFiles("claude", scenario)) {
+                try (InputStream s = Recordings.open("claude", scenario, rel).orElseThrow()) {
+                    lines.addAll(lines(s.readAllBytes()));
+                }
+            }
+        }
+        Set<String> keep = new ClaudeHistoryReader().fields();
+        List<String> want = new ArrayList<>();
+        for (byte[] line : lines) {
+            want.add(JsonAgreement.render(Json.parseObjectJackson(line, 0, line.length, keep)));
+        }
+        ExecutorService pool = Executors.newFixedThreadPool(4);
+        try {
+            List<Future<List<String>>> runs = new ArrayList<>();
+            for (int t = 0; t < 4; t++) {
+                int shift = t;
+                runs.add(pool.submit(() -> {
+                    List<String> got = new ArrayList<>(Collections.nCopies(lines.size(), (String) null));
+                    for (int round = 0; round < 20; round++) {
+                        for (int j = 0; j < lines.size(); j++) {
+                            int i = (j + shift * 7 + round) % lines.size();
+                            byte[] line = lines.get(i);
+                            got.set(i, JsonAgreement.render(Json.parseObject(line, 0, line.length, keep)));
+                        }
+                    }
+                    return got;
+                }));
+            }
+            for (Future<List<String>> run : runs) {
+                assertEquals(want, run.get());
+            }
+        } finally {
+            pool.shutdownNow();
+        }
     }
 
     @Test
