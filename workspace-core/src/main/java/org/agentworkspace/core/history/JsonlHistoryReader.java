@@ -171,47 +171,51 @@ abstract class JsonlHistoryReader implements HistoryReader {
                 return new ReadResult(start, ctx.facts.build(), 0, 0, 0, false);
             }
             LineReader lines = new LineReader(ch, start, maxLine, chunkSize);
-            if (align && start > 0) {
-                next = lines.skipLine();
-                if (next < 0) {
-                    return new ReadResult(start, ctx.facts.build(), 0, 0, 0, false);
+            try {
+                if (align && start > 0) {
+                    next = lines.skipLine();
+                    if (next < 0) {
+                        return new ReadResult(start, ctx.facts.build(), 0, 0, 0, false);
+                    }
                 }
-            }
-            LineReader.Line line;
-            while ((line = lines.next()) != null) {
-                if (line.oversized()) {
-                    if (line.terminated()) {
-                        oversized++;
-                        next = line.end();
-                    } else {
-                        partial = true;
-                    }
-                } else if (!line.blank()) {
-                    ObjectNode node;
-                    try {
-                        node = Json.parseObject(line.bytes(), line.off(), line.len(), keep);
-                    } catch (IOException | RuntimeException e) {
-                        node = null;
-                    }
-                    if (node == null) {
+                LineReader.Line line;
+                while ((line = lines.next()) != null) {
+                    if (line.oversized()) {
                         if (line.terminated()) {
-                            corrupt++;
+                            oversized++;
                             next = line.end();
-                            LOG.log(Level.DEBUG, "corrupt line at {0} in {1} skipped", line.offset(), file.path());
                         } else {
                             partial = true;
                         }
+                    } else if (!line.blank()) {
+                        ObjectNode node;
+                        try {
+                            node = Json.parseObject(line.bytes(), line.off(), line.len(), keep);
+                        } catch (IOException | RuntimeException e) {
+                            node = null;
+                        }
+                        if (node == null) {
+                            if (line.terminated()) {
+                                corrupt++;
+                                next = line.end();
+                                LOG.log(Level.DEBUG, "corrupt line at {0} in {1} skipped", line.offset(), file.path());
+                            } else {
+                                partial = true;
+                            }
+                        } else {
+                            records++;
+                            next = line.end();
+                            handler.line(node, line.offset());
+                        }
                     } else {
-                        records++;
                         next = line.end();
-                        handler.line(node, line.offset());
                     }
-                } else {
-                    next = line.end();
+                    if (line.end() >= stopAfter || (stopWhenHeadComplete && ctx.facts.headComplete())) {
+                        break;
+                    }
                 }
-                if (line.end() >= stopAfter || (stopWhenHeadComplete && ctx.facts.headComplete())) {
-                    break;
-                }
+            } finally {
+                lines.release();
             }
         }
         if (partial) {

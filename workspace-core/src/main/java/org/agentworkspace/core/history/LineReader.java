@@ -12,6 +12,13 @@ import java.util.Arrays;
  */
 final class LineReader {
     static final int CHUNK = 256 * 1024;
+    /**
+     * One chunk buffer of {@link #CHUNK} bytes kept per thread between reads: a full read of a session takes it and
+     * {@link #release() gives it back}, so reading 10,000 sessions does not allocate 10,000 buffers of 256 KiB (that
+     * was a third of the history index's allocation, and every young collection it caused copied the messages in
+     * flight). A reader opened while the thread's buffer is taken (a nested read) allocates its own.
+     */
+    private static final ThreadLocal<byte[]> SPARE = new ThreadLocal<>();
 
     private final FileChannel channel;
     private final int maxLine;
@@ -42,12 +49,26 @@ final class LineReader {
     }
 
     LineReader(FileChannel channel, long start, int maxLine, int chunkSize) throws IOException {
-        this.chunk = new byte[chunkSize];
+        byte[] spare = chunkSize == CHUNK ? SPARE.get() : null;
+        if (spare != null) {
+            SPARE.remove();
+        }
+        this.chunk = spare != null ? spare : new byte[chunkSize];
         this.chunkBuffer = ByteBuffer.wrap(chunk);
         this.channel = channel;
         this.maxLine = maxLine;
         this.chunkStart = start;
         channel.position(start);
+    }
+
+    /**
+     * Gives the chunk buffer back to this thread for the next reader; no {@link Line} of this reader may be used
+     * afterwards, nor the reader itself.
+     */
+    void release() {
+        if (chunk.length == CHUNK) {
+            SPARE.set(chunk);
+        }
     }
 
     /**
