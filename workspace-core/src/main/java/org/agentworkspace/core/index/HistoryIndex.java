@@ -49,7 +49,6 @@ import org.jdbi.v3.core.Handle;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import com.fasterxml.jackson.databind.node.ObjectNode;
 
 /**
  * The conversation history index (see docs/history.md, "The index").
@@ -1814,7 +1813,12 @@ public final class HistoryIndex implements AutoCloseable {
             + "o.title AS custom_title, m.msg_id, m.role, m.ts";
 
     private SearchResults searchSqlite(List<String> words, String provider, int limit) {
-        String match = String.join(" ", words.stream().map(w -> "\"" + w + "\"").toList());
+        // the search file keeps no token positions (FullText): each token of the query is a term of its own
+        List<String> terms = Snippets.terms(words);
+        if (terms.isEmpty()) {
+            return new SearchResults(List.of(), 0);
+        }
+        String match = String.join(" ", terms.stream().map(w -> "\"" + w + "\"").toList());
         String fts = FullText.TABLE;
         String join = provider == null ? "" : " JOIN ws.history_messages m ON m.id = " + fts + ".rowid JOIN "
                 + "ws.history_sessions s ON s.id = m.session_key";
@@ -1865,7 +1869,7 @@ public final class HistoryIndex implements AutoCloseable {
                 ps.setInt(i, limit);
                 try (java.sql.ResultSet rs = ps.executeQuery()) {
                     while (rs.next()) {
-                        hits.add(hit(rs, Snippets.snippet(rs.getString("text"), words), -rs.getDouble("score")));
+                        hits.add(hit(rs, Snippets.snippet(rs.getString("text"), terms), -rs.getDouble("score")));
                     }
                 }
             }
@@ -2024,10 +2028,10 @@ public final class HistoryIndex implements AutoCloseable {
         if (u == null) {
             return null;
         }
-        ObjectNode n = JSON.createObjectNode();
-        n.put("inputTokens", u.inputTokens()).put("outputTokens", u.outputTokens())
-                .put("cacheReadTokens", u.cacheReadTokens()).put("cacheWriteTokens", u.cacheWriteTokens());
-        return n.toString();
+        // the text Jackson writes for this object, without building a tree for every stored message's usage
+        return "{\"inputTokens\":" + u.inputTokens() + ",\"outputTokens\":" + u.outputTokens()
+                + ",\"cacheReadTokens\":" + u.cacheReadTokens() + ",\"cacheWriteTokens\":" + u.cacheWriteTokens()
+                + "}";
     }
 
     private static Usage usage(String json) {

@@ -310,6 +310,28 @@ final class Snippets {
         out.append(text, from, end);
     }
 
+    /**
+     * The distinct tokens of the query words as FTS5's unicode61 tokenizer makes them (case and diacritics folded), in
+     * order of first appearance: a word such as {@code snake_case} gives two. The search file's index keeps no token
+     * positions ({@code detail=none}), so a search matches these tokens anywhere in a message, each one its own term.
+     */
+    static List<String> terms(List<String> words) {
+        List<String> out = new ArrayList<>();
+        StringBuilder sb = new StringBuilder();
+        for (String word : words) {
+            Tokens t = Tokens.of(word);
+            for (int k = 0; k < t.count; k++) {
+                sb.setLength(0);
+                Unicode61.foldInto(t.chars, t.start[k], t.end[k], sb);
+                String f = sb.toString();
+                if (!f.isEmpty() && !out.contains(f)) {
+                    out.add(f);
+                }
+            }
+        }
+        return out;
+    }
+
     /** The query: its distinct folded tokens and each word's phrase as indexes into them. */
     private static final class Query {
         /** The distinct tokens, folded, as code points. */

@@ -202,6 +202,23 @@ abstract class AbstractHistoryIndexTest {
     }
 
     @Test
+    void aWordJoinedByUnderscoresIsFoundByItsParts() throws Exception {
+        String sid = claudeToolSession();
+        SessionFile f = file("claude", sid);
+        String line = "{\"type\":\"user\",\"message\":{\"role\":\"user\",\"content\":\"set zanzibar_quokka_flag now\"},"
+                + "\"uuid\":\"underscored-1\",\"timestamp\":\"2026-11-22T01:00:00.000Z\",\"cwd\":\"" + project
+                + "\",\"sessionId\":\"" + sid + "\"}\n";
+        Files.writeString(f.path(), line, StandardOpenOption.APPEND);
+        poll("the underscored word in search", Duration.ofSeconds(5),
+                () -> index().search("zanzibar_quokka_flag", null, 10).total() == 1);
+        SearchHit hit = index().search("zanzibar_quokka_flag", null, 10).results().getFirst();
+        assertEquals("underscored-1", hit.messageId());
+        assertTrue(hit.snippet().contains("zanzibar") && hit.snippet().contains("quokka"), hit.snippet());
+        assertEquals(1, index().search("quokka zanzibar", null, 10).total());
+        assertEquals(0, index().search("zanzibar_quokka_absentword", null, 10).total());
+    }
+
+    @Test
     void anAppendedLineIsVisibleInMessagesAndSearchWithinASecond() throws Exception {
         String sid = claudeToolSession();
         SessionFile f = file("claude", sid);

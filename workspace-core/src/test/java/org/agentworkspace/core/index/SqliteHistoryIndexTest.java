@@ -73,6 +73,18 @@ class SqliteHistoryIndexTest extends AbstractHistoryIndexTest {
         assertTrue(index().search("hello", null, 50).results().stream()
                 .allMatch(h -> h.snippet().toLowerCase().contains("«hello»")));
 
+        // an index of an earlier layout (with token positions), closed cleanly: rebuilt in the current one
+        engine.close();
+        onSearchFile("DROP TABLE message_fts", "CREATE VIRTUAL TABLE message_fts USING fts5(text, content='', "
+                + "contentless_delete=1, tokenize='unicode61')");
+        assertEquals("1", state("clean"));
+        engine = open();
+        assertEquals(total, index().search("hello", null, 50).total());
+        engine.close();
+        onSearchFile("DELETE FROM message_fts");
+        engine = open();
+        assertEquals(0, index().search("hello", null, 50).total(), "the rebuilt file is trusted after a clean close");
+
         // the file of another copy of the store
         engine.close();
         onSearchFile("DELETE FROM message_fts", "UPDATE search_state SET v = 'elsewhere' WHERE k = 'generation'");
