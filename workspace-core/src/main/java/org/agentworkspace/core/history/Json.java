@@ -195,11 +195,33 @@ final class Json {
         } else if (s.charAt(19) != 'Z') {
             return null;
         }
-        if (day > java.time.YearMonth.of(year, month).lengthOfMonth()) {
+        if (day > monthLength(year, month)) {
             return null;
         }
-        long days = java.time.LocalDate.of(year, month, day).toEpochDay();
-        return Instant.ofEpochSecond(days * 86_400L + hour * 3_600L + minute * 60L + second, nanos);
+        return Instant.ofEpochSecond(epochDay(year, month, day) * 86_400L + hour * 3_600L + minute * 60L + second,
+                nanos);
+    }
+
+    private static final int[] MONTH_DAYS = {31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31};
+
+    /** Days in the month of the proleptic Gregorian calendar (what {@link java.time.YearMonth#lengthOfMonth} says). */
+    static int monthLength(int year, int month) {
+        boolean leap = (year & 3) == 0 && (year % 100 != 0 || year % 400 == 0);
+        return month == 2 && leap ? 29 : MONTH_DAYS[month - 1];
+    }
+
+    /**
+     * {@code LocalDate.of(year, month, day).toEpochDay()} for a valid date with a year of four digits, by the days-from-
+     * civil arithmetic (years counted from March, so the leap day ends a year), without creating a LocalDate for every
+     * timestamp of a history.
+     */
+    static long epochDay(int year, int month, int day) {
+        int y = month <= 2 ? year - 1 : year;
+        int era = Math.floorDiv(y, 400);
+        int yoe = y - era * 400;
+        int doy = (153 * (month + (month > 2 ? -3 : 9)) + 2) / 5 + day - 1;
+        int doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
+        return era * 146_097L + doe - 719_468L;
     }
 
     /** The decimal number in {@code s[from, from + len)}, or -1 when a character is not a digit. */

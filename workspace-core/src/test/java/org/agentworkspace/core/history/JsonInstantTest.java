@@ -30,6 +30,19 @@ class JsonInstantTest {
     }
 
     @Test
+    void dayArithmeticAgreesWithLocalDateForEveryFourDigitYear() {
+        for (int year = 0; year <= 9999; year++) {
+            for (int month = 1; month <= 12; month++) {
+                int length = java.time.YearMonth.of(year, month).lengthOfMonth();
+                assertEquals(length, Json.monthLength(year, month), year + "-" + month);
+                for (int day = 1; day <= length; day++) {
+                    assertEquals(java.time.LocalDate.of(year, month, day).toEpochDay(), Json.epochDay(year, month, day));
+                }
+            }
+        }
+    }
+
+    @Test
     void otherFormsFallBackOrAreRejected() {
         assertEquals(Instant.parse("2026-11-22T01:00:00Z"), Json.instant(TextNode.valueOf("2026-11-22T02:00:00+01:00")));
         for (String s : List.of("2026-02-30T00:00:00Z", "2026-13-01T00:00:00Z", "2026-11-22T24:00:00Z",
