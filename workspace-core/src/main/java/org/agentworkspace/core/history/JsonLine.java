@@ -8,7 +8,6 @@ import java.nio.ByteOrder;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.Arrays;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
@@ -71,7 +70,7 @@ import com.fasterxml.jackson.databind.node.TextNode;
  * <p>Cost: ASCII strings without escapes (most of them) are found with a word-at-a-time scan and copied once into a
  * Latin-1 String; strings with escapes or non-ASCII text are decoded into a reused Latin-1 buffer, switching to a
  * reused char buffer at the first char above U+00FF. Skipped values build nothing. Short ASCII field names come from
- * a small per-thread cache. Containers are read with an explicit stack (no recursion, so 2000 levels cannot overflow
+ * a small per-thread cache. Objects keep their fields in a {@link SmallMap} (two arrays, no hashing). Containers are read with an explicit stack (no recursion, so 2000 levels cannot overflow
  * a thread's stack). One parser per thread holds the buffers; it keeps no reference to the input after a line.
  */
 final class JsonLine {
@@ -178,7 +177,7 @@ final class JsonLine {
                 throw error("not a JSON object");
             }
             pos++;
-            LinkedHashMap<String, JsonNode> fields = new LinkedHashMap<>();
+            SmallMap fields = new SmallMap();
             int c = ws();
             if (c == '}') {
                 pos++;
@@ -376,7 +375,7 @@ final class JsonLine {
     private JsonNode push(int sp) throws IOException {
         level(sp);
         if (b[pos++] == '{') {
-            LinkedHashMap<String, JsonNode> map = new LinkedHashMap<>();
+            SmallMap map = new SmallMap();
             stack[sp] = map;
             objects[sp] = true;
             return new ObjectNode(NODES, map);
