@@ -685,7 +685,7 @@ public final class HistoryIndex implements AutoCloseable {
         long offset = kn.offset();
         boolean rewrite = offset > 0 && FILE_PROVIDERS.contains(f.provider()) && f.size() < offset;
         long from = offset < 0 || rewrite ? 0 : offset;
-        Outbox out = new Outbox();
+        Outbox out = new Outbox(redelivers(f));
         if (from == 0) {
             // a first read, a rewrite, or a read cut short earlier: start from an empty session
             out.add(new DropMessages(key));
@@ -824,18 +824,27 @@ public final class HistoryIndex implements AutoCloseable {
     /** One reader's writes for the session it reads, handed to the writer a chunk at a time. */
     private final class Outbox {
         private List<Op> ops = new ArrayList<>();
-        /** Position -> index in {@link #ops} of the inserts not handed over yet. */
-        private final Map<Long, Integer> inserts = new HashMap<>();
+        /**
+         * Position -> index in {@link #ops} of the inserts not handed over yet; kept only for readers that deliver an
+         * id again (null for the others: they never replace an insert, and a map entry per message is not free).
+         */
+        private final Map<Long, Integer> inserts;
         private long chars;
         /** Since when this reader has been reading (not waiting to hand over): the readers' time in the log. */
         private long busySince = System.nanoTime();
         boolean sentMessages;
 
+        Outbox(boolean replacesInserts) {
+            inserts = replacesInserts ? new HashMap<>() : null;
+        }
+
         void add(Op op) {
-            if (op instanceof DropMessages) {
-                inserts.clear();
-            } else if (op instanceof InsertMessage i) {
-                inserts.put(i.position(), ops.size());
+            if (inserts != null) {
+                if (op instanceof DropMessages) {
+                    inserts.clear();
+                } else if (op instanceof InsertMessage i) {
+                    inserts.put(i.position(), ops.size());
+                }
             }
             ops.add(op);
             chars += 64;
@@ -848,7 +857,7 @@ public final class HistoryIndex implements AutoCloseable {
 
         /** Replaces the pending insert at {@code position} with the message's newer version; false if none. */
         boolean replaceInsert(long position, HistoryMessage m, long src) {
-            Integer at = inserts.get(position);
+            Integer at = inserts == null ? null : inserts.get(position);
             if (at == null) {
                 return false;
             }
@@ -878,7 +887,9 @@ public final class HistoryIndex implements AutoCloseable {
             sentMessages |= ops.stream().anyMatch(o -> o instanceof InsertMessage || o instanceof UpdateMessage);
             inbox.add(new Chunk(ops, chars, permits));
             ops = new ArrayList<>();
-            inserts.clear();
+            if (inserts != null) {
+                inserts.clear();
+            }
             chars = 0;
         }
 

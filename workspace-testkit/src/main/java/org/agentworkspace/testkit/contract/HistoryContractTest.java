@@ -128,6 +128,10 @@ class HistoryContractTest extends ProjectsFixture {
                 .expectStatus(200).json();
         assertEquals(0, none.path("total").asInt());
         assertEquals(0, none.path("results").size());
+        // a word joined by underscores is a search like any other (an index without word positions splits it)
+        JsonNode joined = client.get("/api/search/conversations?q=" + HistoryGenerator.ABSENT_WORD + "_"
+                + HistoryGenerator.ABSENT_WORD).as(session).send().expectStatus(200).json();
+        assertEquals(0, joined.path("total").asInt());
 
         JsonNode status = client.get("/api/history/index").as(session).send().expectStatus(200).json();
         assertTrue(Set.of("listing", "indexing", "ready").contains(status.path("state").asText()), status.toString());
