@@ -1919,25 +1919,59 @@ public final class HistoryIndex implements AutoCloseable {
             // bm25 reads the whole doclist of every term (its document frequency): for a query matching more than
             // MAX_TOTAL messages relevance hardly separates them, so the newest matches come first (score 0)
             boolean common = total >= MAX_TOTAL;
-            String score = common ? "0.0" : "bm25(" + fts + ")";
-            int candidates = common ? limit : RANK_CANDIDATES;
             List<SearchHit> hits = new ArrayList<>();
-            // the store's rows by id: a full-text row whose message is gone (removal not applied yet) drops out
-            try (java.sql.PreparedStatement ps = c.prepareStatement("SELECT " + HIT_COLUMNS + ", m.text, c.rid, "
-                    + "c.score FROM (SELECT " + fts + ".rowid AS rid, " + score + " AS score FROM " + fts + join
-                    + " WHERE " + fts + " MATCH ?" + pf + " ORDER BY " + fts + ".rowid DESC LIMIT " + candidates
-                    + ") c JOIN ws.history_messages m ON m.id = c.rid JOIN ws.history_sessions s ON s.id = "
-                    + "m.session_key LEFT JOIN ws.history_session_overrides o ON o.provider = s.provider AND "
-                    + "o.session_id = s.session_id ORDER BY c.score, c.rid DESC LIMIT ?")) {
-                int i = 1;
-                ps.setString(i++, match);
+            // the rows to show, best first: the newest matches (score 0), or the best of the newest
+            // RANK_CANDIDATES by bm25, computed here (the search file keeps no token positions: see Bm25). The
+            // store's rows by id: a full-text row whose message is gone (removal not applied yet) drops out.
+            List<double[]> ranked = new ArrayList<>();
+            try (java.sql.PreparedStatement ps = c.prepareStatement("SELECT c.rid" + (common ? "" : ", m.text")
+                    + " FROM (SELECT " + fts + ".rowid AS rid FROM " + fts + join + " WHERE " + fts + " MATCH ?" + pf
+                    + " ORDER BY " + fts + ".rowid DESC LIMIT " + (common ? limit : RANK_CANDIDATES)
+                    + ") c JOIN ws.history_messages m ON m.id = c.rid")) {
+                ps.setString(1, match);
                 if (provider != null) {
-                    ps.setString(i++, provider);
+                    ps.setString(2, provider);
                 }
-                ps.setInt(i, limit);
+                Bm25 bm25 = common ? null : Bm25.of(c, fts, terms);
+                int[] counts = new int[terms.size()];
                 try (java.sql.ResultSet rs = ps.executeQuery()) {
                     while (rs.next()) {
-                        hits.add(hit(rs, Snippets.snippet(rs.getString("text"), terms), -rs.getDouble("score")));
+                        double score = 0.0;
+                        if (bm25 != null) {
+                            score = bm25.score(counts, Snippets.termCounts(rs.getString(2), terms, counts));
+                        }
+                        ranked.add(new double[] {score, rs.getLong(1)});
+                    }
+                }
+            }
+            // the lowest bm25 first, then the newest
+            ranked.sort((x, y) -> x[0] != y[0] ? Double.compare(x[0], y[0]) : Double.compare(y[1], x[1]));
+            int n = Math.min(limit, ranked.size());
+            if (n > 0) {
+                Map<Long, SearchHit> byId = new HashMap<>();
+                Map<Long, Double> scoreOf = new HashMap<>();
+                for (int i = 0; i < n; i++) {
+                    scoreOf.put((long) ranked.get(i)[1], ranked.get(i)[0]);
+                }
+                try (java.sql.PreparedStatement ps = c.prepareStatement("SELECT " + HIT_COLUMNS + ", m.text, m.id "
+                        + "FROM ws.history_messages m JOIN ws.history_sessions s ON s.id = m.session_key LEFT JOIN "
+                        + "ws.history_session_overrides o ON o.provider = s.provider AND o.session_id = s.session_id "
+                        + "WHERE m.id IN (" + String.join(",", java.util.Collections.nCopies(n, "?")) + ")")) {
+                    for (int i = 0; i < n; i++) {
+                        ps.setLong(i + 1, (long) ranked.get(i)[1]);
+                    }
+                    try (java.sql.ResultSet rs = ps.executeQuery()) {
+                        while (rs.next()) {
+                            long id = rs.getLong("id");
+                            // a score as the API shows it: higher is better, 0 without ranking
+                            byId.put(id, hit(rs, Snippets.snippet(rs.getString("text"), terms), 0.0 - scoreOf.get(id)));
+                        }
+                    }
+                }
+                for (int i = 0; i < n; i++) {
+                    SearchHit h = byId.get((long) ranked.get(i)[1]);
+                    if (h != null) {
+                        hits.add(h);
                     }
                 }
             }

@@ -332,6 +332,27 @@ final class Snippets {
         return out;
     }
 
+    /**
+     * How often each of {@code terms} (distinct single folded tokens, as {@link #terms} gives them) occurs in
+     * {@code text}, into {@code counts}; returns the text's number of tokens: bm25's term frequencies and document
+     * length, counted as FTS5's unicode61 tokenizer counts them.
+     */
+    static int termCounts(String text, List<String> terms, int[] counts) {
+        Arrays.fill(counts, 0, terms.size(), 0);
+        if (text == null || text.isEmpty()) {
+            return 0;
+        }
+        Query query = new Query(terms);
+        Tokens tokens = Tokens.of(text);
+        for (int k = 0; k < tokens.count; k++) {
+            int id = query.match(tokens.chars, tokens.start[k], tokens.end[k]);
+            if (id >= 0) {
+                counts[id]++;
+            }
+        }
+        return tokens.count;
+    }
+
     /** The query: its distinct folded tokens and each word's phrase as indexes into them. */
     private static final class Query {
         /** The distinct tokens, folded, as code points. */

@@ -202,6 +202,26 @@ abstract class AbstractHistoryIndexTest {
     }
 
     @Test
+    void searchRanksAMessageThatSaysTheWordMoreOftenFirst() throws Exception {
+        String sid = claudeToolSession();
+        SessionFile f = file("claude", sid);
+        String filler = " and then some other words about the build".repeat(6);
+        StringBuilder b = new StringBuilder();
+        String[][] rows = {{"rank-often", "zebrafish zebrafish zebrafish"}, {"rank-once", "zebrafish" + filler}};
+        for (String[] row : rows) {
+            b.append("{\"type\":\"user\",\"message\":{\"role\":\"user\",\"content\":\"").append(row[1])
+                    .append("\"},\"uuid\":\"").append(row[0]).append("\",\"timestamp\":\"2026-11-22T01:00:00.000Z\",")
+                    .append("\"cwd\":\"").append(project).append("\",\"sessionId\":\"").append(sid).append("\"}\n");
+        }
+        Files.writeString(f.path(), b.toString(), StandardOpenOption.APPEND);
+        poll("both messages in search", Duration.ofSeconds(5),
+                () -> index().search("zebrafish", null, 10).total() == 2);
+        List<SearchHit> hits = index().search("zebrafish", null, 10).results();
+        assertEquals(List.of("rank-often", "rank-once"), hits.stream().map(SearchHit::messageId).toList());
+        assertTrue(hits.get(0).score() > hits.get(1).score() && hits.get(1).score() > 0, hits.toString());
+    }
+
+    @Test
     void aWordJoinedByUnderscoresIsFoundByItsParts() throws Exception {
         String sid = claudeToolSession();
         SessionFile f = file("claude", sid);
