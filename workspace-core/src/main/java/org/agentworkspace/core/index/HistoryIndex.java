@@ -1933,12 +1933,13 @@ public final class HistoryIndex implements AutoCloseable {
                     ps.setString(2, provider);
                 }
                 Bm25 bm25 = common ? null : Bm25.of(c, fts, terms);
+                Snippets.TermCounter counter = Snippets.termCounter(terms);
                 int[] counts = new int[terms.size()];
                 try (java.sql.ResultSet rs = ps.executeQuery()) {
                     while (rs.next()) {
                         double score = 0.0;
                         if (bm25 != null) {
-                            score = bm25.score(counts, Snippets.termCounts(rs.getString(2), terms, counts));
+                            score = bm25.score(counts, counter.count(rs.getString(2), counts));
                         }
                         ranked.add(new double[] {score, rs.getLong(1)});
                     }
