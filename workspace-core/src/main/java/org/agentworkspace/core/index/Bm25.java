@@ -60,7 +60,8 @@ final class Bm25 {
                 idf[i] = w <= 0.0 ? 1e-6 : w;
             }
         }
-        return new Bm25(idf, tokens / n);
+        // a matching row implies tokens; an empty index still must not divide by zero
+        return new Bm25(idf, tokens > 0 ? tokens / n : 1.0);
     }
 
     /** The score of a row holding the terms {@code freq} times (in the order of {@link #of}'s terms) in
