@@ -31,6 +31,14 @@ final class Bm25 {
      * it is matched as a quoted string).
      */
     static Bm25 of(Connection c, String table, List<String> terms) throws SQLException {
+        return of(c, table, terms, -1);
+    }
+
+    /**
+     * {@link #of(Connection, String, List)} when the caller already counted the rows holding the query's only term
+     * ({@code onlyTermRows}; -1 when not known): one pass over that term's rows less.
+     */
+    static Bm25 of(Connection c, String table, List<String> terms, long onlyTermRows) throws SQLException {
         long rows = 0;
         long tokens = 0;
         try (PreparedStatement ps = c.prepareStatement("SELECT block FROM " + table + "_data WHERE id = 1");
@@ -51,10 +59,14 @@ final class Bm25 {
         try (PreparedStatement ps = c.prepareStatement("SELECT COUNT(*) FROM " + table + " WHERE " + table
                 + " MATCH ?")) {
             for (int i = 0; i < idf.length; i++) {
-                ps.setString(1, "\"" + terms.get(i) + "\"");
                 long hits;
-                try (ResultSet rs = ps.executeQuery()) {
-                    hits = rs.next() ? rs.getLong(1) : 0;
+                if (onlyTermRows >= 0 && idf.length == 1) {
+                    hits = onlyTermRows;
+                } else {
+                    ps.setString(1, "\"" + terms.get(i) + "\"");
+                    try (ResultSet rs = ps.executeQuery()) {
+                        hits = rs.next() ? rs.getLong(1) : 0;
+                    }
                 }
                 double w = Math.log((n - hits + 0.5) / (hits + 0.5));
                 idf[i] = w <= 0.0 ? 1e-6 : w;

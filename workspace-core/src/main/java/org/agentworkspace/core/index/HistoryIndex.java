@@ -1932,7 +1932,8 @@ public final class HistoryIndex implements AutoCloseable {
                 if (provider != null) {
                     ps.setString(2, provider);
                 }
-                Bm25 bm25 = common ? null : Bm25.of(c, fts, terms);
+                // a lone term's row count is the total just counted (exact below MAX_TOTAL) unless a provider filtered
+                Bm25 bm25 = common ? null : Bm25.of(c, fts, terms, terms.size() == 1 && provider == null ? total : -1);
                 Snippets.TermCounter counter = Snippets.termCounter(terms);
                 int[] counts = new int[terms.size()];
                 try (java.sql.ResultSet rs = ps.executeQuery()) {
