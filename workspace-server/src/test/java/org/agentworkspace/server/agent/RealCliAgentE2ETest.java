@@ -156,6 +156,26 @@ class RealCliAgentE2ETest {
         }
     }
 
+    /**
+     * For a failed run's message: the run's stored log (stderr lines included, which /api/agent's stream leaves out),
+     * replayed from the automation route; a real CLI that fails now and then says why there.
+     */
+    private String runLog(List<Sse.Frame> frames) {
+        String runId = frames.stream().map(f -> f.data().path("runId").asText("")).filter(id -> !id.isEmpty())
+                .findFirst().orElse(null);
+        if (runId == null) {
+            return "";
+        }
+        try {
+            HttpRequest req = HttpRequest.newBuilder(s.uri("/api/automation/runs/" + runId + "/events"))
+                    .timeout(Duration.ofSeconds(30)).header("X-API-Key", key).GET().build();
+            HttpResponse<InputStream> res = s.http.send(req, HttpResponse.BodyHandlers.ofInputStream());
+            return "\nrun log (" + res.statusCode() + "): " + new Sse(res.body()).until(f -> false);
+        } catch (Exception e) {
+            return "\nrun log unavailable: " + e;
+        }
+    }
+
     @Order(1)
     @ParameterizedTest
     @ValueSource(strings = {"claude", "codex", "gemini", "qwen", "opencode", "grok"})
@@ -185,7 +205,7 @@ class RealCliAgentE2ETest {
         assertEquals(200, res.statusCode());
         List<Sse.Frame> frames = new Sse(res.body()).until(f -> f.name().equals("done")
                 || f.name().equals("error"));
-        assertEquals("done", frames.getLast().name(), () -> provider + ": " + frames);
+        assertEquals("done", frames.getLast().name(), () -> provider + ": " + frames + runLog(frames));
         assertTrue(frames.stream().anyMatch(f -> f.name().equals("event")
                 && f.data().path("kind").asText().equals("tool-use")
                 && f.data().path("data").path("toolName").asText().equals(WRITE_TOOL.get(provider))
