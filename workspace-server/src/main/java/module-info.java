@@ -7,6 +7,7 @@ module org.agentworkspace.server {
     requires io.helidon.security.jwt;
     requires io.helidon.logging.jul;
     requires io.helidon.logging.common;
+    requires jdk.management;
     requires jakarta.json;
     requires com.fasterxml.jackson.databind;
     requires com.fasterxml.jackson.dataformat.yaml;

@@ -213,6 +213,7 @@ public final class WorkspaceServer implements AutoCloseable {
         FutureTask<WebParts> web0 = new FutureTask<>(() -> WebParts.prepare(config, shellLimits, chatLimits));
         Thread.ofPlatform().name("aw-start-web").daemon().start(web0);
         WorkspaceEngine engine = WorkspaceEngine.open(config.engine(), env);
+        IndexingHeap.during(engine.history());
         long tEngine = System.nanoTime();
         ShellEndpoint shell = null;
         ChatEndpoint chat = null;

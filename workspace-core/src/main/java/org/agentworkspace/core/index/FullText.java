@@ -43,8 +43,11 @@ import org.sqlite.SQLiteConfig;
  */
 final class FullText implements AutoCloseable {
     private static final System.Logger LOG = System.getLogger(FullText.class.getName());
-    /** Chars (in KiB) of text handed over but not indexed yet: the index's writer waits beyond this. */
-    private static final int QUEUE_KIB = 4 * 1024;
+    /**
+     * Chars (in KiB) of text handed over but not indexed yet: the index's writer waits beyond this. Small, so that
+     * little text waits long enough to reach the old generation (HistoryIndex, next to CHUNK_ROWS).
+     */
+    private static final int QUEUE_KIB = 1024;
     /** Rows per transaction of this thread, at most. */
     private static final int TX_ROWS = 20_000;
     private static final long TX_CHARS = 8L * 1024 * 1024;
