@@ -95,11 +95,28 @@ abstract class AbstractHistoryIndexTest {
         return ProjectRegistry.nameFor(project);
     }
 
-    private static void poll(String what, Duration limit, BooleanSupplier ok) throws InterruptedException {
-        long end = System.nanoTime() + limit.toNanos();
+    /**
+     * Waits for {@code ok} up to {@code limit}. A miss fails the test, but only after waiting up to 15 s more, so that
+     * the failure says whether the change came late (a slow machine, or a missed watch event that the 5 s sweep
+     * caught) or never, with the index's state.
+     */
+    private void poll(String what, Duration limit, BooleanSupplier ok) throws InterruptedException {
+        long start = System.nanoTime();
+        long end = start + limit.toNanos();
         while (!ok.getAsBoolean()) {
             if (System.nanoTime() > end) {
-                throw new AssertionError(what + " not seen within " + limit);
+                String status = String.valueOf(index().status());
+                long late = end + Duration.ofSeconds(15).toNanos();
+                String seen = "still not 15 s later";
+                while (System.nanoTime() < late) {
+                    if (ok.getAsBoolean()) {
+                        seen = "seen after " + (System.nanoTime() - start) / 1_000_000 + " ms";
+                        break;
+                    }
+                    Thread.sleep(10);
+                }
+                throw new AssertionError(what + " not seen within " + limit + " (" + seen + "); index at the limit: "
+                        + status);
             }
             Thread.sleep(10);
         }
