@@ -56,22 +56,27 @@ final class ClaudeHistoryReader extends JsonlHistoryReader {
 
     @Override
     public List<SessionFile> discover(Path home) throws IOException {
-        Path root = root(home);
         List<SessionFile> out = new ArrayList<>();
+        forEachFile(home, out::add);
+        out.sort(Comparator.comparing(SessionFile::modified).reversed());
+        return out;
+    }
+
+    @Override
+    public void forEachFile(Path home, java.util.function.Consumer<SessionFile> action) throws IOException {
+        Path root = root(home);
         if (!Files.isDirectory(root)) {
-            return out;
+            return;
         }
         try (DirectoryStream<Path> projects = Files.newDirectoryStream(root, Files::isDirectory)) {
             for (Path dir : projects) {
                 try (DirectoryStream<Path> files = Files.newDirectoryStream(dir, "*.jsonl")) {
                     for (Path f : files) {
-                        describe(home, f).ifPresent(out::add);
+                        describe(home, f).ifPresent(action);
                     }
                 }
             }
         }
-        out.sort(Comparator.comparing(SessionFile::modified).reversed());
-        return out;
     }
 
     @Override

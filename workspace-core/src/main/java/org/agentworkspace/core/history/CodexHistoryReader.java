@@ -64,23 +64,28 @@ final class CodexHistoryReader extends JsonlHistoryReader {
     @Override
     public List<SessionFile> discover(Path home) throws IOException {
         List<SessionFile> out = new ArrayList<>();
+        forEachFile(home, out::add);
+        out.sort(Comparator.comparing(SessionFile::modified).reversed());
+        return out;
+    }
+
+    @Override
+    public void forEachFile(Path home, java.util.function.Consumer<SessionFile> action) throws IOException {
         Path root = root(home);
         if (!Files.isDirectory(root)) {
-            return out;
+            return;
         }
         for (Path y : dirs(root)) {
             for (Path m : dirs(y)) {
                 for (Path d : dirs(m)) {
                     try (DirectoryStream<Path> files = Files.newDirectoryStream(d, "rollout-*.jsonl")) {
                         for (Path f : files) {
-                            describe(home, f).ifPresent(out::add);
+                            describe(home, f).ifPresent(action);
                         }
                     }
                 }
             }
         }
-        out.sort(Comparator.comparing(SessionFile::modified).reversed());
-        return out;
     }
 
     private static List<Path> dirs(Path p) throws IOException {

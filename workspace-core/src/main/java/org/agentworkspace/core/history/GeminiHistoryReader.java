@@ -55,11 +55,16 @@ final class GeminiHistoryReader extends JsonlHistoryReader {
     @Override
     public List<SessionFile> discover(Path home) throws IOException {
         List<SessionFile> out = new ArrayList<>();
-        for (Path f : GeminiLayout.chatFiles(cliDir(home))) {
-            describe(home, f).ifPresent(out::add);
-        }
+        forEachFile(home, out::add);
         out.sort(Comparator.comparing(SessionFile::modified).reversed());
         return out;
+    }
+
+    @Override
+    public void forEachFile(Path home, java.util.function.Consumer<SessionFile> action) throws IOException {
+        for (Path f : GeminiLayout.chatFiles(cliDir(home))) {
+            describe(home, f).ifPresent(action);
+        }
     }
 
     @Override

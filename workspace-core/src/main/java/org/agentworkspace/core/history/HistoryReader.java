@@ -61,6 +61,15 @@ public interface HistoryReader {
     }
 
     /**
+     * The session files {@link #discover} finds, handed to {@code action} as they are found, in no particular order,
+     * instead of in a sorted list: for a caller that looks at each file once, such as an index's periodic sweep over
+     * thousands of files (a list of them all outlives young collections and fills the old generation).
+     */
+    default void forEachFile(Path home, java.util.function.Consumer<SessionFile> action) throws IOException {
+        discover(home).forEach(action);
+    }
+
+    /**
      * Streams the session from {@code offset} (0 = the beginning; otherwise a {@link ReadResult#nextOffset()} of an
      * earlier read) to the current end, delivering messages to {@code sink} in chronological order, and returns
      * where to continue. For JSONL files the offset is a byte offset and only lines appended since are read.

@@ -284,7 +284,7 @@ public final class HistoryIndex implements AutoCloseable {
                 }
             }
             tInsert = insertNanos.get();
-            removeVanished(seen, true);
+            removeVanished(e -> seen.contains(e.getKey()), true);
             listedAt = clock.instant();
             version.incrementAndGet();
             LOG.log(Level.INFO, "history listed in {0} ms (stored rows {1} ms, discover {2} ms, peek {3} ms, "
@@ -448,13 +448,13 @@ public final class HistoryIndex implements AutoCloseable {
      * Drops sessions not found by a full listing. At start-up this includes sessions of homes no longer configured;
      * a sweep (which runs while the watcher adds sessions) drops a file session only when its file is gone.
      */
-    private void removeVanished(Set<String> seen, boolean startup) {
+    private void removeVanished(java.util.function.Predicate<Map.Entry<String, Known>> seen, boolean startup) {
         List<Known> gone = new ArrayList<>();
         for (Map.Entry<String, Known> e : known.entrySet()) {
             Known k = e.getValue();
             if (startup && !homes.contains(k.home())) {
                 gone.add(k);
-            } else if (!seen.contains(e.getKey()) && homes.contains(k.home())) {
+            } else if (!seen.test(e) && homes.contains(k.home())) {
                 boolean fileGone = HistoryProviders.OPENCODE.equals(k.provider())
                         || !Files.exists(Path.of(k.path()), LinkOption.NOFOLLOW_LINKS);
                 if (startup || fileGone) {
@@ -580,31 +580,55 @@ public final class HistoryIndex implements AutoCloseable {
             return;
         }
         try {
-            Set<String> seen = new HashSet<>();
+            // what the sweep found, by the sessions' row keys, and one file at a time: a list of every file and a
+            // set of their ids would outlive the young collections a sweep of 10,000 files causes, and the old
+            // generation of an idle server would creep by a megabyte or two at every sweep
+            SeenKeys seen = new SeenKeys();
             for (Path home : homes) {
                 for (HistoryReader reader : readers.all()) {
                     try {
-                        for (SessionFile f : reader.discover(home)) {
-                            seen.add(key(f.provider(), f.sessionId()));
+                        reader.forEachFile(home, f -> {
                             fileChanged(f, false);
-                        }
+                            Known kn = known.get(key(f.provider(), f.sessionId()));
+                            if (kn != null) {
+                                seen.add(kn.key());
+                            }
+                        });
                     } catch (IOException | RuntimeException e) {
                         LOG.log(Level.DEBUG, "sweep of {0} failed: {1}", reader.provider(), e.toString());
                         // a provider we could not list keeps its sessions
                         known.forEach((k, v) -> {
                             if (v.provider().equals(reader.provider())) {
-                                seen.add(k);
+                                seen.add(v.key());
                             }
                         });
                     }
                 }
             }
-            removeVanished(seen, false);
+            removeVanished(e -> seen.contains(e.getValue().key()), false);
             if (watcher != null) {
                 watcher.registerMissingRoots();
             }
         } catch (RuntimeException e) {
             LOG.log(Level.WARNING, "history sweep failed", e);
+        }
+    }
+
+    /** Row keys of sessions, as bits (keys are the store's row ids: small and dense). */
+    private static final class SeenKeys {
+        private final java.util.BitSet bits = new java.util.BitSet();
+        private final Set<Long> large = new HashSet<>();
+
+        void add(long key) {
+            if (key >= 0 && key <= Integer.MAX_VALUE) {
+                bits.set((int) key);
+            } else {
+                large.add(key);
+            }
+        }
+
+        boolean contains(long key) {
+            return key >= 0 && key <= Integer.MAX_VALUE ? bits.get((int) key) : large.contains(key);
         }
     }
 

@@ -52,6 +52,11 @@ class GeneratedHistoryTest {
         List<SessionFile> files = reader.discover(home);
         long want = expected.values().stream().filter(w -> w.provider().equals(provider)).count();
         assertEquals(want, files.size(), "sessions discovered");
+        // the sweep's one-at-a-time listing finds the same files, newest first or not
+        List<SessionFile> each = new java.util.ArrayList<>();
+        reader.forEachFile(home, each::add);
+        assertEquals(new java.util.HashSet<>(files), new java.util.HashSet<>(each), "forEachFile");
+        assertEquals(files.size(), each.size(), "forEachFile: each file once");
         int cheapPaths = 0;
         for (SessionFile f : files) {
             HistoryGenerator.Written w = expected.get(provider + "/" + f.sessionId());

@@ -37,6 +37,9 @@ class RecordedHistoryTest {
     private SessionFile only(String provider, Path home) throws Exception {
         List<SessionFile> found = readers.get(provider).discover(home);
         assertEquals(1, found.size(), "sessions found: " + found);
+        List<SessionFile> each = new java.util.ArrayList<>();
+        readers.get(provider).forEachFile(home, each::add);
+        assertEquals(found, each, "forEachFile finds what discover finds");
         return found.get(0);
     }
 

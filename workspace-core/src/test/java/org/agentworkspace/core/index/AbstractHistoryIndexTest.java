@@ -171,6 +171,23 @@ abstract class AbstractHistoryIndexTest {
     }
 
     @Test
+    void aSweepKeepsWhatItFindsAndDropsWhatVanished() throws Exception {
+        assertTrue(index().awaitIdle(Duration.ofSeconds(10)));
+        int before = index().status().sessions();
+        // opencode's sessions have no file of their own: only the sweep's record of what it found keeps them
+        index().sweep();
+        index().sweep();
+        assertEquals(before, index().status().sessions(), "a sweep over unchanged files keeps every session");
+        assertTrue(index().projects().stream().flatMap(x -> x.sessions().stream())
+                .anyMatch(x -> x.provider().equals("opencode")), "opencode kept");
+        String sid = claudeToolSession();
+        Files.delete(file("claude", sid).path());
+        index().sweep();
+        assertEquals(before - 1, index().status().sessions(), "the deleted session dropped");
+        assertTrue(index().projectSessions(projectName()).stream().noneMatch(x -> x.sessionId().equals(sid)));
+    }
+
+    @Test
     void aRegisteredFolderAndItsHistoryAreOneProject() {
         engine.projects().quickStart(project.toString());
         List<IndexedProject> same = index().projects().stream().filter(x -> x.path().equals(project.toString()))
