@@ -12,6 +12,8 @@ import java.util.Map;
 
 import com.sun.management.HotSpotDiagnosticMXBean;
 
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.api.parallel.Isolated;
@@ -32,6 +34,20 @@ class IndexingHeapTest {
 
     @TempDir
     Path tmp;
+
+    private String savedMin;
+    private String savedMax;
+
+    @BeforeEach
+    void saveRatios() {
+        savedMin = flag("MinHeapFreeRatio");
+        savedMax = flag("MaxHeapFreeRatio");
+    }
+
+    @AfterEach
+    void restoreRatios() {
+        ratios(savedMin, savedMax);
+    }
 
     private static String flag(String name) {
         return VM.getVMOption(name).getValue();
@@ -55,8 +71,6 @@ class IndexingHeapTest {
 
     @Test
     void ratiosAreRaisedWhileTheFirstReadRunsAndPutBackWhenReady() throws Exception {
-        String min = flag("MinHeapFreeRatio");
-        String max = flag("MaxHeapFreeRatio");
         Path home = tmp.resolve("home");
         HistoryGenerator.generate(new HistoryGenerator.Options(home, 4, 200, 40L << 20, 3, 2));
         ratios("10", "30");
@@ -76,33 +90,25 @@ class IndexingHeapTest {
             }
             assertEquals("10", flag("MinHeapFreeRatio"));
             assertEquals("30", flag("MaxHeapFreeRatio"));
-        } finally {
-            ratios(min, max);
         }
     }
 
     @Test
     void roomierRatiosAndAnIndexThatDoesNotRunAreLeftAlone() throws Exception {
-        String min = flag("MinHeapFreeRatio");
-        String max = flag("MaxHeapFreeRatio");
         Path home = tmp.resolve("home");
         HistoryGenerator.generate(new HistoryGenerator.Options(home, 2, 20, 2L << 20, 3, 1));
-        try {
-            ratios("50", "80");
-            try (WorkspaceEngine engine = engine(home, true)) {
-                IndexingHeap.during(engine.history());
-                assertEquals("50", flag("MinHeapFreeRatio"));
-                assertEquals("80", flag("MaxHeapFreeRatio"));
-                assertTrue(engine.history().awaitReady(Duration.ofSeconds(60)));
-            }
-            ratios("10", "30");
-            try (WorkspaceEngine engine = engine(home, false)) {
-                IndexingHeap.during(engine.history());
-                assertEquals("10", flag("MinHeapFreeRatio"));
-                assertEquals("30", flag("MaxHeapFreeRatio"));
-            }
-        } finally {
-            ratios(min, max);
+        ratios("50", "80");
+        try (WorkspaceEngine engine = engine(home, true)) {
+            IndexingHeap.during(engine.history());
+            assertEquals("50", flag("MinHeapFreeRatio"));
+            assertEquals("80", flag("MaxHeapFreeRatio"));
+            assertTrue(engine.history().awaitReady(Duration.ofSeconds(60)));
+        }
+        ratios("10", "30");
+        try (WorkspaceEngine engine = engine(home, false)) {
+            IndexingHeap.during(engine.history());
+            assertEquals("10", flag("MinHeapFreeRatio"));
+            assertEquals("30", flag("MaxHeapFreeRatio"));
         }
     }
 }

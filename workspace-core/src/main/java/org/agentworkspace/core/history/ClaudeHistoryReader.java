@@ -6,7 +6,6 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Instant;
 import java.util.ArrayList;
-import java.util.Comparator;
 import java.util.List;
 import java.util.Optional;
 import java.util.Set;
@@ -56,10 +55,7 @@ final class ClaudeHistoryReader extends JsonlHistoryReader {
 
     @Override
     public List<SessionFile> discover(Path home) throws IOException {
-        List<SessionFile> out = new ArrayList<>();
-        forEachFile(home, out::add);
-        out.sort(Comparator.comparing(SessionFile::modified).reversed());
-        return out;
+        return newestFirst(home);
     }
 
     @Override

@@ -9,7 +9,6 @@ import java.nio.file.StandardOpenOption;
 import java.nio.file.attribute.BasicFileAttributes;
 import java.time.Instant;
 import java.util.ArrayList;
-import java.util.Comparator;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -63,10 +62,7 @@ final class CodexHistoryReader extends JsonlHistoryReader {
 
     @Override
     public List<SessionFile> discover(Path home) throws IOException {
-        List<SessionFile> out = new ArrayList<>();
-        forEachFile(home, out::add);
-        out.sort(Comparator.comparing(SessionFile::modified).reversed());
-        return out;
+        return newestFirst(home);
     }
 
     @Override

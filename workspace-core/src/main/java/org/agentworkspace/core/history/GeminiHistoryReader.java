@@ -2,8 +2,6 @@ package org.agentworkspace.core.history;
 
 import java.io.IOException;
 import java.nio.file.Path;
-import java.util.ArrayList;
-import java.util.Comparator;
 import java.util.List;
 import java.util.Optional;
 import java.util.Set;
@@ -54,10 +52,7 @@ final class GeminiHistoryReader extends JsonlHistoryReader {
 
     @Override
     public List<SessionFile> discover(Path home) throws IOException {
-        List<SessionFile> out = new ArrayList<>();
-        forEachFile(home, out::add);
-        out.sort(Comparator.comparing(SessionFile::modified).reversed());
-        return out;
+        return newestFirst(home);
     }
 
     @Override

@@ -49,6 +49,14 @@ abstract class JsonlHistoryReader implements HistoryReader {
 
     abstract LineHandler handler(ReadContext ctx);
 
+    /** What {@link #forEachFile} finds, the most recently modified first: {@link #discover} for most formats. */
+    final List<SessionFile> newestFirst(Path home) throws IOException {
+        List<SessionFile> out = new ArrayList<>();
+        forEachFile(home, out::add);
+        out.sort(java.util.Comparator.comparing(SessionFile::modified).reversed());
+        return out;
+    }
+
     /** Whether the format delivers an id again when the CLI updates a message (gemini). */
     boolean redeliversIds() {
         return false;
