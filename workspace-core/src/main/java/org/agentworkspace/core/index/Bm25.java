@@ -11,7 +11,7 @@ import java.util.List;
  * token positions ({@code detail=none}): there FTS5's own {@code bm25()} sees no term occurrences and scores every
  * row 0. The inputs are what FTS5 uses: the number of rows and of tokens from the index's averages record, the
  * number of rows holding each term from the index, and each candidate's term frequencies and length in tokens
- * counted by {@link Snippets#termCounts} as the unicode61 tokenizer counts them. Lower is better, as in FTS5;
+ * counted by {@link Snippets#termCounter} as the unicode61 tokenizer counts them. Lower is better, as in FTS5;
  * {@code Bm25Test} holds the scores against FTS5's {@code bm25()} over an index that keeps positions.
  */
 final class Bm25 {
@@ -28,15 +28,8 @@ final class Bm25 {
 
     /**
      * The weights of {@code terms} in the FTS5 table {@code table} reached through {@code c} (each term one token:
-     * it is matched as a quoted string).
-     */
-    static Bm25 of(Connection c, String table, List<String> terms) throws SQLException {
-        return of(c, table, terms, -1);
-    }
-
-    /**
-     * {@link #of(Connection, String, List)} when the caller already counted the rows holding the query's only term
-     * ({@code onlyTermRows}; -1 when not known): one pass over that term's rows less.
+     * it is matched as a quoted string). {@code onlyTermRows}: the number of rows holding the query's only term when
+     * the caller has just counted it (-1 when not known), which spares one pass over that term's rows.
      */
     static Bm25 of(Connection c, String table, List<String> terms, long onlyTermRows) throws SQLException {
         long rows = 0;

@@ -86,11 +86,14 @@ public final class HistoryIndex implements AutoCloseable {
     /** A reader hands its writes over in chunks of at most this many rows or chars. */
     private static final int CHUNK_ROWS = 500;
     private static final long CHUNK_CHARS = 512L * 1024;
-    /** The writer stores chunks in transactions of up to this many rows or chars (and what is in flight). */
-    private static final int TX_ROWS = 5_000;
-    private static final long TX_CHARS = 4L * 1024 * 1024;
     /** Chars (in KiB) handed over but not stored yet: readers wait beyond this, bounding the heap. */
     private static final int IN_FLIGHT_KIB = 2 * 1024;
+    /**
+     * The writer stores chunks in transactions of up to this many rows or chars (a chunk's chars stay in flight until
+     * its transaction commits, so a transaction never holds more than what may be in flight).
+     */
+    private static final int TX_ROWS = 5_000;
+    private static final long TX_CHARS = IN_FLIGHT_KIB * 1024L;
     private static final int INSERT_BATCH = 1_000;
     private static final int MAX_TITLE = 200;
     private static final Set<String> FILE_PROVIDERS = Set.of(HistoryProviders.CLAUDE, HistoryProviders.CODEX,
@@ -511,19 +514,24 @@ public final class HistoryIndex implements AutoCloseable {
 
     // ------------------------------------------------------------------ keeping current
 
-    /** A file changed on disk (watcher or sweep): learn about it and schedule a read. */
-    void fileChanged(SessionFile f, boolean priority) {
-        Known kn = known.get(key(f.provider(), f.sessionId()));
+    /**
+     * A file changed on disk (watcher or sweep): learn about it and schedule a read. Returns the session as the index
+     * knows it (null when it could not be added).
+     */
+    Known fileChanged(SessionFile f, boolean priority) {
+        String key = key(f.provider(), f.sessionId());
+        Known kn = known.get(key);
         if (kn == null) {
             insertSessions(List.of(peek(f)));
-            kn = known.get(key(f.provider(), f.sessionId()));
+            kn = known.get(key);
             if (kn == null) {
-                return;
+                return null;
             }
         } else if (!needsRead(kn, f)) {
-            return;
+            return kn;
         }
         enqueue(kn.key(), f, priority);
+        return kn;
     }
 
     /** A path the watcher reported: the session file it belongs to, if any, is checked. */
@@ -588,8 +596,7 @@ public final class HistoryIndex implements AutoCloseable {
                 for (HistoryReader reader : readers.all()) {
                     try {
                         reader.forEachFile(home, f -> {
-                            fileChanged(f, false);
-                            Known kn = known.get(key(f.provider(), f.sessionId()));
+                            Known kn = fileChanged(f, false);
                             if (kn != null) {
                                 seen.add(kn.key());
                             }
@@ -1895,6 +1902,10 @@ public final class HistoryIndex implements AutoCloseable {
 
     // ------------------------------------------------------------------ search
 
+    /** A search candidate: its bm25 (FTS5's sign: lower is better; 0 unranked) and message id. */
+    private record Ranked(double score, long id) {
+    }
+
     /**
      * Full-text search over message text, best match first: SQLite FTS5 with bm25 over the newest
      * {@link #RANK_CANDIDATES} matches, PostgreSQL {@code websearch_to_tsquery}/{@code ts_rank}. Every word of the
@@ -1969,7 +1980,7 @@ public final class HistoryIndex implements AutoCloseable {
             // the rows to show, best first: the newest matches (score 0), or the best of the newest
             // RANK_CANDIDATES by bm25, computed here (the search file keeps no token positions: see Bm25). The
             // store's rows by id: a full-text row whose message is gone (removal not applied yet) drops out.
-            List<double[]> ranked = new ArrayList<>();
+            List<Ranked> ranked = new ArrayList<>();
             try (java.sql.PreparedStatement ps = c.prepareStatement("SELECT c.rid" + (common ? "" : ", m.text")
                     + " FROM (SELECT " + fts + ".rowid AS rid FROM " + fts + join + " WHERE " + fts + " MATCH ?" + pf
                     + " ORDER BY " + fts + ".rowid DESC LIMIT " + (common ? limit : RANK_CANDIDATES)
@@ -1988,25 +1999,25 @@ public final class HistoryIndex implements AutoCloseable {
                         if (bm25 != null) {
                             score = bm25.score(counts, counter.count(rs.getString(2), counts));
                         }
-                        ranked.add(new double[] {score, rs.getLong(1)});
+                        ranked.add(new Ranked(score, rs.getLong(1)));
                     }
                 }
             }
             // the lowest bm25 first, then the newest
-            ranked.sort((x, y) -> x[0] != y[0] ? Double.compare(x[0], y[0]) : Double.compare(y[1], x[1]));
+            ranked.sort(Comparator.comparingDouble(Ranked::score).thenComparing(Ranked::id, Comparator.reverseOrder()));
             int n = Math.min(limit, ranked.size());
             if (n > 0) {
                 Map<Long, SearchHit> byId = new HashMap<>();
                 Map<Long, Double> scoreOf = new HashMap<>();
                 for (int i = 0; i < n; i++) {
-                    scoreOf.put((long) ranked.get(i)[1], ranked.get(i)[0]);
+                    scoreOf.put(ranked.get(i).id(), ranked.get(i).score());
                 }
                 try (java.sql.PreparedStatement ps = c.prepareStatement("SELECT " + HIT_COLUMNS + ", m.text, m.id "
                         + "FROM ws.history_messages m JOIN ws.history_sessions s ON s.id = m.session_key LEFT JOIN "
                         + "ws.history_session_overrides o ON o.provider = s.provider AND o.session_id = s.session_id "
                         + "WHERE m.id IN (" + String.join(",", java.util.Collections.nCopies(n, "?")) + ")")) {
                     for (int i = 0; i < n; i++) {
-                        ps.setLong(i + 1, (long) ranked.get(i)[1]);
+                        ps.setLong(i + 1, ranked.get(i).id());
                     }
                     try (java.sql.ResultSet rs = ps.executeQuery()) {
                         while (rs.next()) {
@@ -2017,7 +2028,7 @@ public final class HistoryIndex implements AutoCloseable {
                     }
                 }
                 for (int i = 0; i < n; i++) {
-                    SearchHit h = byId.get((long) ranked.get(i)[1]);
+                    SearchHit h = byId.get(ranked.get(i).id());
                     if (h != null) {
                         hits.add(h);
                     }

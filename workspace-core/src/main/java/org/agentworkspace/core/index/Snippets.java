@@ -333,91 +333,18 @@ final class Snippets {
     }
 
     /**
-     * How often each of {@code terms} (distinct single folded tokens, as {@link #terms} gives them) occurs in
-     * {@code text}, into {@code counts}; returns the text's number of tokens: bm25's term frequencies and document
-     * length, counted as FTS5's unicode61 tokenizer counts them.
+     * Counts, for many texts, how often each of {@code terms} (distinct single folded tokens, as {@link #terms} gives
+     * them) occurs: bm25's term frequencies and document length, counted as FTS5's unicode61 tokenizer counts them.
+     * The terms are folded once.
      */
-    static int termCounts(String text, List<String> terms, int[] counts) {
-        return termCounter(terms).count(text, counts);
-    }
-
-    /** {@link #termCounts} for many texts and the same terms (the terms are folded once). */
     static TermCounter termCounter(List<String> terms) {
         Query query = new Query(terms);
-        char[][] ascii = new char[terms.size()][];
-        for (int i = 0; i < ascii.length; i++) {
-            String t = terms.get(i);
-            if (!t.chars().allMatch(c -> c < 128)) {
-                ascii = null;
-                break;
-            }
-            ascii[i] = t.toCharArray();
-        }
-        char[][] asciiTerms = ascii;
-        return (text, counts) -> {
-            int n = asciiTerms == null ? -1 : asciiTermCounts(asciiTerms, text, counts);
-            return n >= 0 ? n : termCounts(query, terms.size(), text, counts);
-        };
+        return (text, counts) -> termCounts(query, terms.size(), text, counts);
     }
 
-    /**
-     * {@link #termCounts} without allocating, for ASCII terms in a text whose tokens are all ASCII (most of a
-     * history): unicode61 splits such text at every ASCII character that is not a letter or digit and folds only
-     * A-Z. -1 when the text holds a character above 127 (the caller then tokenizes it in full).
-     */
-    private static int asciiTermCounts(char[][] terms, String text, int[] counts) {
-        Arrays.fill(counts, 0, terms.length, 0);
-        if (text == null) {
-            return 0;
-        }
-        boolean[] tokenChar = Unicode61.ASCII_TOKEN;
-        int n = text.length();
-        int tokens = 0;
-        int i = 0;
-        while (i < n) {
-            char c = text.charAt(i);
-            if (c >= 128) {
-                return -1;
-            }
-            if (!tokenChar[c]) {
-                i++;
-                continue;
-            }
-            int start = i;
-            while (i < n && (c = text.charAt(i)) < 128 && tokenChar[c]) {
-                i++;
-            }
-            if (i < n && c >= 128) {
-                return -1;
-            }
-            tokens++;
-            int len = i - start;
-            for (int t = 0; t < terms.length; t++) {
-                char[] term = terms[t];
-                if (term.length != len) {
-                    continue;
-                }
-                int k = 0;
-                while (k < len) {
-                    char x = text.charAt(start + k);
-                    if (x >= 'A' && x <= 'Z') {
-                        x += 'a' - 'A';
-                    }
-                    if (x != term[k]) {
-                        break;
-                    }
-                    k++;
-                }
-                if (k == len) {
-                    counts[t]++;
-                }
-            }
-        }
-        return tokens;
-    }
-
-    /** Counts the terms of a query in texts: see {@link #termCounts}. */
+    /** See {@link #termCounter}. */
     interface TermCounter {
+        /** Fills {@code counts} (one per term, in the order of the terms) and returns the text's number of tokens. */
         int count(String text, int[] counts);
     }
 
