@@ -48,9 +48,17 @@ final class FullText implements AutoCloseable {
      * little text waits long enough to reach the old generation (HistoryIndex, next to CHUNK_ROWS).
      */
     private static final int QUEUE_KIB = 1024;
-    /** Rows per transaction of this thread, at most. */
+    /** Rows applied per step of this thread (one round of statement batches), at most. */
     private static final int TX_ROWS = 20_000;
     private static final long TX_CHARS = 8L * 1024 * 1024;
+    /**
+     * While the index reports more work coming, the steps are committed together, up to this many chars of text or
+     * {@link #COMMIT_NANOS} after the first uncommitted step: FTS5 writes its pending terms out as a new segment at
+     * every commit, and merging many small segments cost the 2 GB benchmark history's first indexing about a sixth of
+     * this thread's CPU (docs/benchmarks.md, run 16). Searches see the words once committed.
+     */
+    private static final long COMMIT_CHARS = 32L * 1024 * 1024;
+    private static final long COMMIT_NANOS = 2_000_000_000L;
     /** Rows read from the store per step of a rebuild. */
     private static final int REBUILD_BATCH = 5_000;
     private static final int MAX_IDLE_READERS = 2;
@@ -93,7 +101,13 @@ final class FullText implements AutoCloseable {
     private final AtomicLong cpuNanos = new AtomicLong();
     private final AtomicLong indexed = new AtomicLong();
     private final Thread thread;
+    /** Whether the index has more to hand over soon (readers busy): commits are then gathered (COMMIT_CHARS). */
+    private final java.util.function.BooleanSupplier moreComing;
     private Connection writer;
+    /** Operations applied in the writer's open transaction (not visible to searches, not idle). */
+    private long uncommittedOps;
+    private long uncommittedChars;
+    private long uncommittedSince;
     /** Highest message id a rebuild must read from the store; -1 when no rebuild is due. */
     private volatile long rebuildUpTo = -1;
     private volatile boolean closing;
@@ -101,8 +115,9 @@ final class FullText implements AutoCloseable {
     private volatile boolean shrinkRequested;
     private volatile long lastReaderUse = System.nanoTime();
 
-    private FullText(Store store, Path storeFile, Path file) {
+    private FullText(Store store, Path storeFile, Path file, java.util.function.BooleanSupplier moreComing) {
         this.store = store;
+        this.moreComing = moreComing;
         this.storeFile = storeFile;
         this.file = file;
         this.thread = Thread.ofPlatform().daemon().name("history-index-fts").unstarted(this::loop);
@@ -110,9 +125,11 @@ final class FullText implements AutoCloseable {
 
     /**
      * Opens (creating or rebuilding as needed) the search file of an SQLite store and starts its thread. Call before
-     * the index writes anything: a rebuild reads the store up to the messages it holds now.
+     * the index writes anything: a rebuild reads the store up to the messages it holds now. {@code moreComing}: whether
+     * the index is about to hand over more (see {@link #COMMIT_CHARS}); commits wait for it no longer than
+     * {@link #COMMIT_NANOS}.
      */
-    static FullText open(Store store) {
+    static FullText open(Store store, java.util.function.BooleanSupplier moreComing) {
         // searches attach the store's file (an in-memory SQLite store is one database per connection: not supported)
         Path storeFile = store.sqliteFile().orElseThrow(() -> new IllegalStateException(
                 "the full-text index needs an SQLite store in a file"));
@@ -124,7 +141,7 @@ final class FullText implements AutoCloseable {
         } catch (IOException e) {
             throw new IllegalStateException("cannot create the search file " + file, e);
         }
-        FullText ft = new FullText(store, storeFile, file);
+        FullText ft = new FullText(store, storeFile, file, moreComing);
         ft.prepare();
         ft.thread.start();
         return ft;
@@ -320,6 +337,14 @@ final class FullText implements AutoCloseable {
             while (true) {
                 Batch first = queue.poll(100, TimeUnit.MILLISECONDS);
                 if (first == null) {
+                    if (uncommittedOps > 0) {
+                        // nothing arrived for a while: done, unless the index says more is coming
+                        if (closing || !moreComing.getAsBoolean()
+                                || System.nanoTime() - uncommittedSince >= COMMIT_NANOS) {
+                            commit();
+                        }
+                        continue;
+                    }
                     if (closing) {
                         return;
                     }
@@ -342,19 +367,32 @@ final class FullText implements AutoCloseable {
                     rows += next.ops().size();
                     chars += (long) next.permits() * 1024;
                 }
+                long ops = 0;
+                for (Batch b : tx) {
+                    ops += b.ops().size();
+                }
                 try {
                     ensureWriter();
+                    if (uncommittedOps == 0) {
+                        uncommittedSince = System.nanoTime();
+                    }
+                    // counted before applying: a failed step is dropped with the rest of the transaction
+                    uncommittedOps += ops;
+                    uncommittedChars += chars;
                     apply(tx);
                 } catch (SQLException | RuntimeException e) {
-                    failed = true;
-                    LOG.log(Level.WARNING, "full-text index update failed; it is rebuilt at the next start: {0}",
-                            e.toString());
+                    rollbackAfterFailure(e);
                 } finally {
+                    // the texts are in SQLite's hands now: the index's writer may hand over more
                     for (Batch b : tx) {
                         budget.release(b.permits());
-                        pendingOps.addAndGet(-b.ops().size());
                     }
                     tx.clear();
+                }
+                if (uncommittedOps > 0 && (uncommittedChars >= COMMIT_CHARS
+                        || System.nanoTime() - uncommittedSince >= COMMIT_NANOS
+                        || (queue.isEmpty() && !moreComing.getAsBoolean()))) {
+                    commit();
                 }
                 cpuNanos.set(mx.getCurrentThreadCpuTime());
             }
@@ -398,7 +436,45 @@ final class FullText implements AutoCloseable {
     private static final String INSERT = "INSERT INTO " + TABLE + " (rowid, text) VALUES (?, ?)";
     private static final String DELETE = "DELETE FROM " + TABLE + " WHERE rowid = ?";
 
-    /** Applies batches in one transaction, in order (a statement's batch runs before the other one is used). */
+    /** Commits the open transaction; its operations count as done (and searches see them) from here. */
+    private void commit() {
+        try {
+            writer.commit();
+            indexed.addAndGet(uncommittedAdds);
+        } catch (SQLException | RuntimeException e) {
+            rollbackAfterFailure(e);
+            return;
+        }
+        pendingOps.addAndGet(-uncommittedOps);
+        uncommittedOps = 0;
+        uncommittedChars = 0;
+        uncommittedAdds = 0;
+    }
+
+    /** A failed step or commit: what the transaction held is lost, so the file is rebuilt at the next start. */
+    private void rollbackAfterFailure(Exception e) {
+        failed = true;
+        LOG.log(Level.WARNING, "full-text index update failed; it is rebuilt at the next start: {0}", e.toString());
+        try {
+            if (writer != null) {
+                writer.rollback();
+            }
+        } catch (SQLException ignored) {
+            // the connection is in trouble anyway
+        }
+        pendingOps.addAndGet(-uncommittedOps);
+        uncommittedOps = 0;
+        uncommittedChars = 0;
+        uncommittedAdds = 0;
+    }
+
+    /** Rows added by the open transaction. */
+    private long uncommittedAdds;
+
+    /**
+     * Applies batches in the writer's open transaction, in order (a statement's batch runs before the other one is
+     * used); {@link #commit} ends it.
+     */
     private void apply(List<Batch> tx) throws SQLException {
         try (PreparedStatement insert = writer.prepareStatement(INSERT);
              PreparedStatement delete = writer.prepareStatement(DELETE)) {
@@ -425,11 +501,7 @@ final class FullText implements AutoCloseable {
             if (open != null) {
                 open.executeBatch();
             }
-            writer.commit();
-            indexed.addAndGet(added);
-        } catch (SQLException | RuntimeException e) {
-            writer.rollback();
-            throw e;
+            uncommittedAdds += added;
         }
     }
 
@@ -438,12 +510,18 @@ final class FullText implements AutoCloseable {
         long t0 = System.nanoTime();
         long after = 0;
         long rows = 0;
+        long chars = 0;
         while (!closing) {
             long from = after;
             List<Add> batch = store.read(h -> h.createQuery("SELECT id, text FROM history_messages WHERE id > :a "
                     + "AND id <= :u AND text <> '' ORDER BY id LIMIT " + REBUILD_BATCH).bind("a", from).bind("u", upTo)
                     .map((rs, ctx) -> new Add(rs.getLong(1), rs.getString(2))).list());
             if (batch.isEmpty()) {
+                if (writer != null) {
+                    writer.commit();
+                }
+                indexed.addAndGet(uncommittedAdds);
+                uncommittedAdds = 0;
                 LOG.log(Level.INFO, "full-text index rebuilt in {0} ms: {1} messages",
                         (System.nanoTime() - t0) / 1_000_000, rows);
                 return true;
@@ -453,6 +531,16 @@ final class FullText implements AutoCloseable {
             List<Op> ops = new ArrayList<>(batch);
             ensureWriter();
             apply(List.of(new Batch(ops, 0)));
+            for (Add a : batch) {
+                chars += a.text().length();
+            }
+            // committed in large steps, as in loop(); not visible as ready before the end anyway
+            if (chars >= COMMIT_CHARS) {
+                writer.commit();
+                indexed.addAndGet(uncommittedAdds);
+                uncommittedAdds = 0;
+                chars = 0;
+            }
         }
         return false;
     }

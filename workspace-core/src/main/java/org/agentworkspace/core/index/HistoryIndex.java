@@ -174,7 +174,8 @@ public final class HistoryIndex implements AutoCloseable {
         }
         synchronized (fullTextLock) {
             if (fullText == null && !fullTextClosed) {
-                fullText = FullText.open(store);
+                // more to come while sessions wait to be read or stored: the full-text thread gathers commits
+                fullText = FullText.open(store, () -> !pending.isEmpty() || !running.isEmpty());
             }
             return fullText;
         }
