@@ -90,7 +90,7 @@ public class HistoryIndexBench {
         try {
             waitHealthy(t0);
             RESULTS.put("(a) health up after start", ms(t0));
-            long listed = waitFor("complete project list", t0, 600, () -> complete(manifest));
+            long listed = waitFor("complete project list", t0, 600, 50, () -> complete(manifest));
             RESULTS.put("(a) first complete project list (" + sessions + " sessions in "
                     + manifest.get("projectsWithSessions").asInt() + " projects)", fmt(listed));
             RESULTS.put("(a) sessions counted through every project's sessions route", verifyAll(manifest));
@@ -153,9 +153,9 @@ public class HistoryIndexBench {
             long ta = System.nanoTime();
             Files.writeString(appended, line, java.nio.file.StandardOpenOption.APPEND);
             String newest = msgPath + "&limit=5&offset=0";
-            long inMessages = waitFor("appended line in messages", ta, 120, () -> get(newest).contains(marker));
+            long inMessages = waitFor("appended line in messages", ta, 120, 20, () -> get(newest).contains(marker));
             RESULTS.put("(d) appended line visible in messages", fmt(inMessages));
-            long inSearch = waitFor("appended line in search", ta, 120,
+            long inSearch = waitFor("appended line in search", ta, 120, 20,
                     () -> JSON.readTree(get("/api/search/conversations?q=" + marker)).get("total").asInt() > 0);
             RESULTS.put("(d) appended line visible in search", fmt(inSearch));
 
@@ -167,7 +167,8 @@ public class HistoryIndexBench {
             waitHealthy(t1);
             RESULTS.put("(b) restart: health up after start", ms(t1));
             // the key made in (a0): no sign-in inside the timed window
-            long relisted = waitFor("complete project list after restart", t1, 600, () -> complete(manifest));
+            long relisted = waitFor("complete project list after restart", t1, 600, 10,
+                    () -> complete(manifest));
             RESULTS.put("(b) restart: first complete project list", fmt(relisted));
             JsonNode ready2 = pollIndex(t1, 1800);
             RESULTS.put("(b) restart: index ready (client)", ms(t1));
@@ -296,7 +297,7 @@ public class HistoryIndexBench {
     }
 
     static void waitHealthy(long t0) throws Exception {
-        waitFor("health", t0, 120, () -> {
+        waitFor("health", t0, 120, 10, () -> {
             try {
                 return send(HttpRequest.newBuilder(URI.create(base + "/health")).GET(), null).statusCode() == 200;
             } catch (IOException e) {
@@ -307,6 +308,16 @@ public class HistoryIndexBench {
 
     /** Polls until the check holds; returns the nanos since t0 at that moment. */
     static long waitFor(String what, long t0, int timeoutSeconds, Check check) throws Exception {
+        return waitFor(what, t0, timeoutSeconds, 100, check);
+    }
+
+    /**
+     * Polls {@code check} every {@code pollMillis} until it holds; the time since {@code t0}. The poll interval is the
+     * measurement's resolution (a result is late by up to one interval): 10 ms where a check is cheap or the answer
+     * comes at once, 50 ms for the fresh project list (each poll serializes and parses the partial list, CPU taken
+     * from the server being measured), 100 ms for the index status during indexing.
+     */
+    static long waitFor(String what, long t0, int timeoutSeconds, int pollMillis, Check check) throws Exception {
         long deadline = t0 + timeoutSeconds * 1_000_000_000L;
         while (true) {
             try {
@@ -319,7 +330,7 @@ public class HistoryIndexBench {
             if (System.nanoTime() > deadline) {
                 throw new IllegalStateException("timed out waiting for " + what + " after " + timeoutSeconds + " s");
             }
-            Thread.sleep(100);
+            Thread.sleep(pollMillis);
         }
     }
 

@@ -240,6 +240,20 @@ public final class WorkspaceServer implements AutoCloseable {
                             null), processEnv);
             shell = new ShellEndpoint(new WsGate(ctx.guard()), shells, shellLimits, ctx.json().mapper());
             long tShell = System.nanoTime();
+            // the warm-ups (the first project list, say) run while the listener starts: on a restart the list is
+            // in the store already, and a client's first request then finds it serialized
+            List<Runnable> warmUps = table.warmUps();
+            if (!warmUps.isEmpty()) {
+                Thread.ofPlatform().daemon().name("aw-warm-up").start(() -> {
+                    for (Runnable r : warmUps) {
+                        try {
+                            r.run();
+                        } catch (RuntimeException e) {
+                            LOG.log(System.Logger.Level.DEBUG, "warm-up failed: " + e);
+                        }
+                    }
+                });
+            }
             ShellEndpoint endpoint = shell;
             ChatEndpoint chatEndpoint = chat;
             WebServer web = WebServer.builder()
@@ -267,18 +281,6 @@ public final class WorkspaceServer implements AutoCloseable {
                         + " (is the port in use?)");
             }
             long tWeb = System.nanoTime();
-            List<Runnable> warmUps = table.warmUps();
-            if (!warmUps.isEmpty()) {
-                Thread.ofPlatform().daemon().name("aw-warm-up").start(() -> {
-                    for (Runnable r : warmUps) {
-                        try {
-                            r.run();
-                        } catch (RuntimeException e) {
-                            LOG.log(System.Logger.Level.DEBUG, "warm-up failed: " + e);
-                        }
-                    }
-                });
-            }
             LOG.log(System.Logger.Level.INFO, "Agent Workspace " + ctx.build().version() + " listening on http://"
                     + config.host() + ":" + web.port() + " (data in " + config.engine().dataDir() + ")");
             LOG.log(System.Logger.Level.INFO, String.format(java.util.Locale.ROOT, "started in %d ms: engine %d, "
