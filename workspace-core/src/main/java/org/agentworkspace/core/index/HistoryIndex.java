@@ -221,7 +221,36 @@ public final class HistoryIndex implements AutoCloseable {
 
     private void listPhase() {
         try {
+            // a restart: the project list is in the store already. Prepared first, before the listing below takes
+            // the CPU, so the first clients get it at once; the listing changes it only where the disk changed
+            boolean restart = !historyProjects().isEmpty();
             long t0 = System.nanoTime();
+            // every (home, provider) listed in parallel while the stored rows load (walking and stat-ing files is
+            // most of it), then handled in the order of homes and readers, which decides which copy of a session id
+            // counts. A first listing is what the first project list waits for: one thread per core. A restart's
+            // list is ready already: one thread, leaving the other core to the server's start and first requests.
+            long d0 = System.nanoTime();
+            List<java.util.concurrent.CompletableFuture<List<SessionFile>>> listings = new ArrayList<>();
+            java.util.concurrent.ExecutorService discoverers = Executors.newFixedThreadPool(
+                    restart ? 1 : Math.max(1, Runtime.getRuntime().availableProcessors()), r -> Thread.ofPlatform()
+                            .daemon().name("history-index-discover").unstarted(r));
+            for (Path home : homes) {
+                for (HistoryReader reader : readers.all()) {
+                    listings.add(java.util.concurrent.CompletableFuture.supplyAsync(() -> {
+                        if (closed) {
+                            return List.of();
+                        }
+                        try {
+                            return reader.discover(home);
+                        } catch (IOException | RuntimeException e) {
+                            LOG.log(Level.WARNING, "cannot list {0} history under {1}: {2}", reader.provider(),
+                                    home, e.toString());
+                            return List.of();
+                        }
+                    }, discoverers));
+                }
+            }
+            discoverers.shutdown();
             loadKnown();
             long tLoad = System.nanoTime() - t0;
             long tDiscover = 0;
@@ -233,20 +262,16 @@ public final class HistoryIndex implements AutoCloseable {
             List<java.util.concurrent.Future<?>> inserts = new ArrayList<>();
             java.util.concurrent.ExecutorService inserter = Executors.newSingleThreadExecutor(r -> Thread.ofPlatform()
                     .daemon().name("history-index-insert").unstarted(r));
+            java.util.concurrent.CompletableFuture.allOf(listings.toArray(
+                    new java.util.concurrent.CompletableFuture<?>[0])).join();
+            tDiscover = System.nanoTime() - d0;
+            java.util.Iterator<java.util.concurrent.CompletableFuture<List<SessionFile>>> listing =
+                    listings.iterator();
             for (Path home : homes) {
                 for (HistoryReader reader : readers.all()) {
+                    List<SessionFile> files = listing.next().join();
                     if (closed) {
                         return;
-                    }
-                    List<SessionFile> files;
-                    long d0 = System.nanoTime();
-                    try {
-                        files = reader.discover(home);
-                        tDiscover += System.nanoTime() - d0;
-                    } catch (IOException | RuntimeException e) {
-                        LOG.log(Level.WARNING, "cannot list {0} history under {1}: {2}", reader.provider(), home,
-                                e.toString());
-                        continue;
                     }
                     List<SessionFile> fresh = new ArrayList<>();
                     for (SessionFile f : files) {
@@ -290,11 +315,13 @@ public final class HistoryIndex implements AutoCloseable {
             tInsert = insertNanos.get();
             removeVanished(e -> seen.contains(e.getKey()), true);
             listedAt = clock.instant();
-            version.incrementAndGet();
+            // (inserts and removals moved the version already: a listing that found nothing new leaves the
+            // prepared list valid)
             LOG.log(Level.INFO, "history listed in {0} ms (stored rows {1} ms, discover {2} ms, peek {3} ms, "
                     + "insert {4} ms): {5} sessions, {6} to read", Duration.between(startedAt, listedAt).toMillis(),
                     tLoad / 1_000_000, tDiscover / 1_000_000, tPeek / 1_000_000, tInsert / 1_000_000, known.size(),
                     toRead.size());
+            runListedHooks();
             // before the writer starts (a rebuild it decides on reads the messages stored now); after the listing,
             // so that the first complete project list does not wait for it
             fullText();
@@ -309,6 +336,44 @@ public final class HistoryIndex implements AutoCloseable {
         } catch (RuntimeException e) {
             LOG.log(Level.ERROR, "history index listing failed", e);
             listedAt = clock.instant();
+            runListedHooks();
+        }
+    }
+
+    private final Object listedHooksLock = new Object();
+    private List<Runnable> listedHooks = new ArrayList<>();
+
+    /**
+     * Runs {@code work} once the listing (phase 1) has completed: on the listing thread before phase 2 starts
+     * reading, so that it has the CPU to itself then (preparing the first complete project list for the clients
+     * waiting for it, say); at once on the caller when the listing completed already. A failure is logged.
+     */
+    public void whenListed(Runnable work) {
+        synchronized (listedHooksLock) {
+            if (listedHooks != null) {
+                listedHooks.add(work);
+                return;
+            }
+        }
+        runHook(work);
+    }
+
+    private void runListedHooks() {
+        List<Runnable> hooks;
+        synchronized (listedHooksLock) {
+            hooks = listedHooks;
+            listedHooks = null;
+        }
+        if (hooks != null) {
+            hooks.forEach(HistoryIndex::runHook);
+        }
+    }
+
+    private static void runHook(Runnable work) {
+        try {
+            work.run();
+        } catch (RuntimeException e) {
+            LOG.log(Level.WARNING, "work after the history listing failed: {0}", e.toString());
         }
     }
 

@@ -44,7 +44,7 @@ abstract class AbstractHistoryIndexTest {
     Path tmp;
 
     protected String url;
-    private Path home;
+    Path home;
     private Path project;
     private Path dataDir;
     protected WorkspaceEngine engine;

@@ -10,8 +10,14 @@ import java.sql.DriverManager;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.atomic.AtomicReference;
 
+import org.agentworkspace.core.EngineConfig;
 import org.agentworkspace.core.TestDatabases;
+import org.agentworkspace.core.WorkspaceEngine;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -146,5 +152,33 @@ class SqliteHistoryIndexTest extends AbstractHistoryIndexTest {
         engine.close();
         engine = null;
         return clean;
+    }
+
+    @Test
+    void workAfterTheListingRunsBeforeAnySessionIsReadAndAtOnceWhenListedAlready() throws Exception {
+        // a store of its own, so that every session is new to it; the index started by hand after the hook
+        try (WorkspaceEngine fresh = WorkspaceEngine.open(EngineConfig.create(tmp.resolve("data-fresh"))
+                .withJdbcUrl("jdbc:sqlite:" + tmp.resolve("fresh.db")).withHistoryHomes(List.of(home))
+                .withHistoryIndex(false), Map.of("HOME", tmp.resolve("other-home").toString()))) {
+            HistoryIndex index = fresh.history();
+            AtomicReference<String> thread = new AtomicReference<>();
+            AtomicReference<IndexStatus> status = new AtomicReference<>();
+            AtomicReference<Integer> projects = new AtomicReference<>();
+            index.whenListed(() -> {
+                thread.set(Thread.currentThread().getName());
+                status.set(index.status());
+                projects.set(index.projects().size());
+            });
+            index.start();
+            assertTrue(index.awaitIdle(Duration.ofSeconds(60)), "index ready");
+            assertEquals("history-index-list", thread.get());
+            assertTrue(status.get().listedAt() != null, "after the listing");
+            assertEquals(engine.history().status().sessions(), status.get().sessions(), "every session listed");
+            assertEquals(0, status.get().sessionsIndexed(), "before any session was read");
+            assertEquals(engine.history().projects().size(), projects.get());
+
+            index.whenListed(() -> thread.set(Thread.currentThread().getName()));
+            assertEquals(Thread.currentThread().getName(), thread.get(), "at once on the caller when listed already");
+        }
     }
 }

@@ -34,19 +34,14 @@ public final class ProjectsService extends ApiService {
     }
 
     /**
-     * Serializes the project list ahead of the first request: once when the server listens (a restart: the index
-     * is in the store) and again when the history listing completes (a fresh index), so a client's first list is
-     * a cached answer rather than a cold query.
+     * Serializes the project list ahead of the first request: once while the server starts listening (a restart:
+     * the index is in the store) and again when the history listing completes (a fresh index; on the listing thread,
+     * before the index starts reading every session), so a client's first list is a cached answer rather than a
+     * query competing with the indexing for the CPU.
      */
     private void warm() {
         cachedList();
-        try {
-            if (history.awaitListed(java.time.Duration.ofSeconds(30))) {
-                cachedList();
-            }
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-        }
+        history.whenListed(this::cachedList);
     }
 
     private byte[] cachedList() {
