@@ -408,6 +408,31 @@ abstract class AbstractHistoryIndexTest {
     }
 
     @Test
+    void sessionsAddedAndRemovedWhileStoppedShowAfterARestart() throws Exception {
+        String name = projectName();
+        int count = index().findProject(name).orElseThrow().sessionCount();
+        String gone = claudeToolSession();
+        engine.close();
+        // while stopped: a session file of the project deleted, one of a new project written
+        Files.delete(file("claude", gone).path());
+        Path elsewhere = Files.createDirectories(tmp.resolve("work/Stopped Meanwhile"));
+        Path dir = Files.createDirectories(home.resolve(".claude/projects/-while-stopped"));
+        String added = "44444444-5555-6666-7777-888888888888";
+        Files.writeString(dir.resolve(added + ".jsonl"), "{\"type\":\"user\",\"message\":{\"role\":\"user\","
+                + "\"content\":\"written while the server was stopped\"},\"uuid\":\"stopped-1\",\"timestamp\":"
+                + "\"2026-11-22T03:00:00.000Z\",\"cwd\":\"" + elsewhere + "\",\"sessionId\":\"" + added + "\"}\n");
+        engine = open();
+        // the list a restart prepares from the store before it lists the disk is not what is answered afterwards
+        List<IndexedProject> projects = index().projects();
+        assertEquals(count - 1, projects.stream().filter(p -> p.name().equals(name)).findFirst().orElseThrow()
+                .sessionCount());
+        IndexedProject fresh = projects.stream().filter(p -> p.path().equals(elsewhere.toString())).findFirst()
+                .orElseThrow(() -> new AssertionError("the new project listed: " + projects));
+        assertEquals(List.of(added), fresh.sessions().stream().map(IndexedSession::sessionId).toList());
+        assertFalse(index().projectSessions(name).stream().anyMatch(x -> x.sessionId().equals(gone)));
+    }
+
+    @Test
     void aRenameOverridesTheTitleAndSurvivesRestartAndReindex() throws Exception {
         String sid = claudeToolSession();
         IndexedSession s = index().renameSession(sid, null, "  My title ");
