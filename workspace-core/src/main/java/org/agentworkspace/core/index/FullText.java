@@ -108,6 +108,8 @@ final class FullText implements AutoCloseable {
     private long uncommittedOps;
     private long uncommittedChars;
     private long uncommittedSince;
+    /** Rows added by the open transaction. */
+    private long uncommittedAdds;
     /** Highest message id a rebuild must read from the store; -1 when no rebuild is due. */
     private volatile long rebuildUpTo = -1;
     private volatile boolean closing;
@@ -467,9 +469,6 @@ final class FullText implements AutoCloseable {
         uncommittedChars = 0;
         uncommittedAdds = 0;
     }
-
-    /** Rows added by the open transaction. */
-    private long uncommittedAdds;
 
     /**
      * Applies batches in the writer's open transaction, in order (a statement's batch runs before the other one is
