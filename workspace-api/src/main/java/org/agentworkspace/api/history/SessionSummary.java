@@ -53,9 +53,38 @@ public record SessionSummary(
             return title;
         }
         if (firstPrompt != null && !firstPrompt.isBlank()) {
-            String oneLine = firstPrompt.strip().replaceAll("\\s+", " ");
-            return oneLine.length() <= 80 ? oneLine : oneLine.substring(0, 79) + "\u2026";
+            return promptTitle(firstPrompt);
         }
         return sessionId;
+    }
+
+    /** Longest title made of a first prompt, in chars (the last one an ellipsis when cut). */
+    public static final int PROMPT_TITLE_CHARS = 80;
+
+    /**
+     * A first prompt as a one-line title: stripped, each run of the whitespace {@code \s} matches (space, tab, line
+     * feed, vertical tab, form feed, carriage return) made one space, and cut to {@value #PROMPT_TITLE_CHARS} chars
+     * (79 and an ellipsis). Reads no more of the prompt than the title needs: lists make one per session shown.
+     */
+    public static String promptTitle(String firstPrompt) {
+        String s = firstPrompt.strip();
+        int n = s.length();
+        StringBuilder b = new StringBuilder(Math.min(n, PROMPT_TITLE_CHARS + 1));
+        boolean space = false;
+        // stripped: it neither starts nor ends with such whitespace, so a run is always followed by another char
+        for (int i = 0; i < n && b.length() <= PROMPT_TITLE_CHARS; i++) {
+            char c = s.charAt(i);
+            if (c == ' ' || c == '\t' || c == '\n' || c == '\u000B' || c == '\f' || c == '\r') {
+                space = true;
+            } else {
+                if (space) {
+                    b.append(' ');
+                    space = false;
+                }
+                b.append(c);
+            }
+        }
+        return b.length() <= PROMPT_TITLE_CHARS ? b.toString()
+                : b.substring(0, PROMPT_TITLE_CHARS - 1) + "\u2026";
     }
 }

@@ -2177,8 +2177,7 @@ public final class HistoryIndex implements AutoCloseable {
             return title;
         }
         if (firstPrompt != null && !firstPrompt.isBlank()) {
-            String oneLine = firstPrompt.strip().replaceAll("\\s+", " ");
-            return oneLine.length() <= 80 ? oneLine : oneLine.substring(0, 79) + "\u2026";
+            return SessionSummary.promptTitle(firstPrompt);
         }
         return sessionId;
     }
