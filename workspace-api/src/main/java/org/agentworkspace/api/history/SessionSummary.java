@@ -49,6 +49,11 @@ public record SessionSummary(
 
     /** The title to show: {@code title}, else the first prompt cut to 80 characters, else the session id. */
     public String displayTitle() {
+        return displayTitle(title, firstPrompt, sessionId);
+    }
+
+    /** What a list shows for a session: {@code title}, else the first prompt as one line, else the id. */
+    public static String displayTitle(String title, String firstPrompt, String sessionId) {
         if (title != null && !title.isBlank()) {
             return title;
         }
@@ -59,14 +64,14 @@ public record SessionSummary(
     }
 
     /** Longest title made of a first prompt, in chars (the last one an ellipsis when cut). */
-    public static final int PROMPT_TITLE_CHARS = 80;
+    static final int PROMPT_TITLE_CHARS = 80;
 
     /**
      * A first prompt as a one-line title: stripped, each run of the whitespace {@code \s} matches (space, tab, line
      * feed, vertical tab, form feed, carriage return) made one space, and cut to {@value #PROMPT_TITLE_CHARS} chars
      * (79 and an ellipsis). Reads no more of the prompt than the title needs: lists make one per session shown.
      */
-    public static String promptTitle(String firstPrompt) {
+    static String promptTitle(String firstPrompt) {
         String s = firstPrompt.strip();
         int n = s.length();
         StringBuilder b = new StringBuilder(Math.min(n, PROMPT_TITLE_CHARS + 1));

@@ -340,9 +340,8 @@ final class FullText implements AutoCloseable {
                 Batch first = queue.poll(100, TimeUnit.MILLISECONDS);
                 if (first == null) {
                     if (uncommittedOps > 0) {
-                        // nothing arrived for a while: done, unless the index says more is coming
-                        if (closing || !moreComing.getAsBoolean()
-                                || System.nanoTime() - uncommittedSince >= COMMIT_NANOS) {
+                        // nothing arrived for a while
+                        if (commitDue(true)) {
                             commit();
                         }
                         continue;
@@ -391,9 +390,7 @@ final class FullText implements AutoCloseable {
                     }
                     tx.clear();
                 }
-                if (uncommittedOps > 0 && (uncommittedChars >= COMMIT_CHARS
-                        || System.nanoTime() - uncommittedSince >= COMMIT_NANOS
-                        || (queue.isEmpty() && !moreComing.getAsBoolean()))) {
+                if (uncommittedOps > 0 && commitDue(queue.isEmpty())) {
                     commit();
                 }
                 cpuNanos.set(mx.getCurrentThreadCpuTime());
@@ -438,10 +435,21 @@ final class FullText implements AutoCloseable {
     private static final String INSERT = "INSERT INTO " + TABLE + " (rowid, text) VALUES (?, ?)";
     private static final String DELETE = "DELETE FROM " + TABLE + " WHERE rowid = ?";
 
+    /**
+     * Whether the open transaction is to be committed now: it is large or old enough, or {@code quiet} (nothing is
+     * queued) and nothing more is coming (or the thread is closing).
+     */
+    private boolean commitDue(boolean quiet) {
+        return uncommittedChars >= COMMIT_CHARS || System.nanoTime() - uncommittedSince >= COMMIT_NANOS
+                || (quiet && (closing || !moreComing.getAsBoolean()));
+    }
+
     /** Commits the open transaction; its operations count as done (and searches see them) from here. */
     private void commit() {
         try {
-            writer.commit();
+            if (writer != null) {
+                writer.commit();
+            }
             indexed.addAndGet(uncommittedAdds);
         } catch (SQLException | RuntimeException e) {
             rollbackAfterFailure(e);
@@ -516,11 +524,7 @@ final class FullText implements AutoCloseable {
                     + "AND id <= :u AND text <> '' ORDER BY id LIMIT " + REBUILD_BATCH).bind("a", from).bind("u", upTo)
                     .map((rs, ctx) -> new Add(rs.getLong(1), rs.getString(2))).list());
             if (batch.isEmpty()) {
-                if (writer != null) {
-                    writer.commit();
-                }
-                indexed.addAndGet(uncommittedAdds);
-                uncommittedAdds = 0;
+                commit();
                 LOG.log(Level.INFO, "full-text index rebuilt in {0} ms: {1} messages",
                         (System.nanoTime() - t0) / 1_000_000, rows);
                 return true;
@@ -535,9 +539,7 @@ final class FullText implements AutoCloseable {
             }
             // committed in large steps, as in loop(); not visible as ready before the end anyway
             if (chars >= COMMIT_CHARS) {
-                writer.commit();
-                indexed.addAndGet(uncommittedAdds);
-                uncommittedAdds = 0;
+                commit();
                 chars = 0;
             }
         }

@@ -223,34 +223,8 @@ public final class HistoryIndex implements AutoCloseable {
         try {
             // a restart: the project list is in the store already. Prepared first, before the listing below takes
             // the CPU, so the first clients get it at once; the listing changes it only where the disk changed
-            boolean restart = !historyProjects().isEmpty();
+            historyProjects();
             long t0 = System.nanoTime();
-            // every (home, provider) listed in parallel while the stored rows load (walking and stat-ing files is
-            // most of it), then handled in the order of homes and readers, which decides which copy of a session id
-            // counts. A first listing is what the first project list waits for: one thread per core. A restart's
-            // list is ready already: one thread, leaving the other core to the server's start and first requests.
-            long d0 = System.nanoTime();
-            List<java.util.concurrent.CompletableFuture<List<SessionFile>>> listings = new ArrayList<>();
-            java.util.concurrent.ExecutorService discoverers = Executors.newFixedThreadPool(
-                    restart ? 1 : Math.max(1, Runtime.getRuntime().availableProcessors()), r -> Thread.ofPlatform()
-                            .daemon().name("history-index-discover").unstarted(r));
-            for (Path home : homes) {
-                for (HistoryReader reader : readers.all()) {
-                    listings.add(java.util.concurrent.CompletableFuture.supplyAsync(() -> {
-                        if (closed) {
-                            return List.of();
-                        }
-                        try {
-                            return reader.discover(home);
-                        } catch (IOException | RuntimeException e) {
-                            LOG.log(Level.WARNING, "cannot list {0} history under {1}: {2}", reader.provider(),
-                                    home, e.toString());
-                            return List.of();
-                        }
-                    }, discoverers));
-                }
-            }
-            discoverers.shutdown();
             loadKnown();
             long tLoad = System.nanoTime() - t0;
             long tDiscover = 0;
@@ -262,16 +236,20 @@ public final class HistoryIndex implements AutoCloseable {
             List<java.util.concurrent.Future<?>> inserts = new ArrayList<>();
             java.util.concurrent.ExecutorService inserter = Executors.newSingleThreadExecutor(r -> Thread.ofPlatform()
                     .daemon().name("history-index-insert").unstarted(r));
-            java.util.concurrent.CompletableFuture.allOf(listings.toArray(
-                    new java.util.concurrent.CompletableFuture<?>[0])).join();
-            tDiscover = System.nanoTime() - d0;
-            java.util.Iterator<java.util.concurrent.CompletableFuture<List<SessionFile>>> listing =
-                    listings.iterator();
             for (Path home : homes) {
                 for (HistoryReader reader : readers.all()) {
-                    List<SessionFile> files = listing.next().join();
                     if (closed) {
                         return;
+                    }
+                    List<SessionFile> files;
+                    long d0 = System.nanoTime();
+                    try {
+                        files = reader.discover(home);
+                        tDiscover += System.nanoTime() - d0;
+                    } catch (IOException | RuntimeException e) {
+                        LOG.log(Level.WARNING, "cannot list {0} history under {1}: {2}", reader.provider(), home,
+                                e.toString());
+                        continue;
                     }
                     List<SessionFile> fresh = new ArrayList<>();
                     for (SessionFile f : files) {
@@ -2170,16 +2148,7 @@ public final class HistoryIndex implements AutoCloseable {
     }
 
     static String displayTitle(String custom, String title, String firstPrompt, String sessionId) {
-        if (custom != null && !custom.isBlank()) {
-            return custom;
-        }
-        if (title != null && !title.isBlank()) {
-            return title;
-        }
-        if (firstPrompt != null && !firstPrompt.isBlank()) {
-            return SessionSummary.promptTitle(firstPrompt);
-        }
-        return sessionId;
+        return custom != null && !custom.isBlank() ? custom : SessionSummary.displayTitle(title, firstPrompt, sessionId);
     }
 
     private String projectName(String projectPath) {
