@@ -273,6 +273,7 @@ final class RuntimeDirUpdate {
         }
         MessageDigest sha = sha256();
         long total;
+        int lastPercent = 0;
         try (InputStream in = res.body()) {
             if (res.statusCode() != 200) {
                 throw new UpdateFailure(UpdateErrorCodes.UPDATE_SOURCE_UNAVAILABLE, "the package at "
@@ -284,7 +285,6 @@ final class RuntimeDirUpdate {
             }
             long expected = m.size() != null ? m.size() : announced;
             total = 0;
-            int lastPercent = 0;
             byte[] buf = new byte[64 * 1024];
             try (OutputStream out = Files.newOutputStream(file, StandardOpenOption.CREATE_NEW,
                     StandardOpenOption.WRITE)) {
@@ -318,7 +318,9 @@ final class RuntimeDirUpdate {
             throw new UpdateFailure(UpdateErrorCodes.UPDATE_CHECKSUM_MISMATCH, "the package has " + total
                     + " bytes, the manifest says " + m.size() + "; nothing was installed");
         }
-        job.progress("downloading", 100, null);
+        if (lastPercent < 100) {
+            job.progress("downloading", 100, null);
+        }
         job.log("meta", "downloaded " + total + " bytes");
         return HexFormat.of().formatHex(sha.digest());
     }
