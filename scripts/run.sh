@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Builds the server when its sources changed since the last build, then starts it, and supervises it: when the
 # server exits with code 42 (POST /api/system/restart, or a self-update that pulled new code) it is rebuilt if its
-# sources changed and started again with the same options; any other exit status ends this script with that status.
+# sources changed (a failed rebuild starts the previous build again) and started again with the same options; any
+# other exit status ends this script with that status.
 # Defaults: http://127.0.0.1:3001, data in ~/.agent-workspace. Options: scripts/run.sh --help (or docs/configuration.md).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -47,8 +48,16 @@ forward() {
 }
 trap forward TERM INT HUP
 
+first=1
 while true; do
-  build_if_stale
+  if [ "$first" = 1 ]; then
+    build_if_stale
+  elif ! build_if_stale; then
+    # after a restart (a git self-update, say) a failed build must not leave the service down: the previous build
+    # starts again (its version on /health tells clients the update did not take), and the next restart retries
+    echo "agent-workspace: the rebuild failed; starting the previous build" >&2
+  fi
+  first=0
   if [ -z "${AW_JAVA_OPTS:-}" ]; then
     scripts/aot-cache.sh || echo "starting without the start-up cache" >&2
   fi

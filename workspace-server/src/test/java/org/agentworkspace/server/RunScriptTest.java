@@ -30,6 +30,10 @@ class RunScriptTest {
 
     /** A repository copy whose fake java exits with {@code statuses} in turn; {@code touchOnFirst}: a "git pull". */
     private void layout(List<Integer> statuses, boolean touchOnFirst) throws IOException {
+        layout(statuses, touchOnFirst, true);
+    }
+
+    private void layout(List<Integer> statuses, boolean touchOnFirst, boolean buildWorks) throws IOException {
         repo = tmp.resolve("repo");
         log = tmp.resolve("log");
         Path scripts = Files.createDirectories(repo.resolve("scripts"));
@@ -59,10 +63,15 @@ class RunScriptTest {
                 exit "$code"
                 """.formatted(log, tmp.resolve("codes"), touchOnFirst,
                 repo.resolve("workspace-server/src/main/java/A.java")));
-        executable(repo.resolve("mvnw"), """
+        executable(repo.resolve("mvnw"), buildWorks ? """
                 #!/bin/bash
                 echo "mvnw $*" >> "%s"
                 touch workspace-server/target/workspace-server.jar
+                """.formatted(log) : """
+                #!/bin/bash
+                echo "mvnw $*" >> "%s"
+                echo "compilation failed" >&2
+                exit 1
                 """.formatted(log));
     }
 
@@ -111,5 +120,16 @@ class RunScriptTest {
         assertTrue(lines.get(0).startsWith("java "), lines.toString());
         assertEquals("mvnw -q -B -DskipTests -pl workspace-server -am install", lines.get(1));
         assertTrue(lines.get(2).startsWith("java "), lines.toString());
+    }
+
+    @Test
+    void aFailedRebuildAfterARestartStartsThePreviousBuildAgain() throws Exception {
+        layout(List.of(42, 5), true, false);
+        assertEquals(5, run(), Files.readString(tmp.resolve("out")));
+        List<String> lines = Files.readAllLines(log);
+        assertEquals(3, lines.size(), lines.toString());
+        assertTrue(lines.get(1).startsWith("mvnw "), lines.toString());
+        assertTrue(lines.get(2).startsWith("java "), lines.toString());
+        assertTrue(Files.readString(tmp.resolve("out")).contains("the rebuild failed; starting the previous build"));
     }
 }

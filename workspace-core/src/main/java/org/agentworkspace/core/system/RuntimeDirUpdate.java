@@ -72,6 +72,14 @@ final class RuntimeDirUpdate {
     }
 
     UpdateOutcome run(String running) throws UpdateFailure, IOException, InterruptedException {
+        try {
+            return install(running);
+        } finally {
+            http.shutdownNow();
+        }
+    }
+
+    private UpdateOutcome install(String running) throws UpdateFailure, IOException, InterruptedException {
         if (settings.manifestUrl() == null) {
             throw new UpdateFailure(UpdateErrorCodes.UPDATE_NOT_CONFIGURED, "no update source is configured: start "
                     + "the service with --update-url (AW_UPDATE_URL) naming the manifest of its packages");

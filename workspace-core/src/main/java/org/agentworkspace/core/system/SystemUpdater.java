@@ -54,13 +54,6 @@ public final class SystemUpdater {
         refuseWhileBusy();
         UpdateJob job = new UpdateJob(mode, clock);
         current = job;
-        job.finished().thenAccept(o -> {
-            if (o.selfRestarting()) {
-                synchronized (this) {
-                    restartPending = true;
-                }
-            }
-        });
         Thread.ofPlatform().name("aw-system-update").daemon().start(() -> run(job, mode, runningVersion));
         return job;
     }
@@ -81,14 +74,15 @@ public final class SystemUpdater {
 
     /** Whether an update runs or a restart is pending. */
     public synchronized boolean busy() {
-        return restartPending || (current != null && !current.isFinished());
+        return restartPending || (current != null && (!current.isFinished() || current.asksForRestart()));
     }
 
     private void refuseWhileBusy() {
         if (current != null && !current.isFinished()) {
             throw new WorkspaceException.Conflict(UpdateErrorCodes.UPDATE_IN_PROGRESS, "an update is running already");
         }
-        if (restartPending) {
+        // the job's end and its request for a restart are one step (UpdateJob#done): no update slips in between
+        if (restartPending || (current != null && current.asksForRestart())) {
             throw new WorkspaceException.Conflict(UpdateErrorCodes.UPDATE_IN_PROGRESS,
                     "the service is about to restart; update again once it is back");
         }

@@ -22,6 +22,7 @@ public final class UpdateJob {
     private long nextId = 1;
     private int logs;
     private boolean terminal;
+    private UpdateOutcome result;
 
     UpdateJob(InstallMode mode, Clock clock) {
         this.mode = mode;
@@ -62,6 +63,11 @@ public final class UpdateJob {
         return terminal;
     }
 
+    /** Whether the job finished having put new code in place (the process is about to exit with 42). */
+    public synchronized boolean asksForRestart() {
+        return result != null && result.selfRestarting();
+    }
+
     /** The outcome when the job finished well. */
     public Optional<UpdateOutcome> outcome() {
         return finished.isDone() && !finished.isCompletedExceptionally() ? Optional.of(finished.join())
@@ -95,6 +101,7 @@ public final class UpdateJob {
                 return;
             }
             add(new UpdateEvent.Done(nextId++, outcome));
+            result = outcome;
             terminal = true;
         }
         finished.complete(outcome);
