@@ -147,6 +147,7 @@ public final class Main {
                   --runtime-dir DIR           AW_RUNTIME_DIR               runtime directory (<data-dir>/runtime)
                   --source-dir DIR            AW_SOURCE_DIR                source checkout of a git install (found)
                   --update-max-bytes N        AW_UPDATE_MAX_BYTES          largest update package (268435456)
+                  --update-public-key KEY     AW_UPDATE_PUBLIC_KEY         Ed25519 key signing the manifest (none)
 
                 exit status: 0 stopped, 1 cannot start, 2 bad command line, 42 restart requested (POST
                 /api/system/restart, or a self-update): scripts/run.sh then rebuilds if needed and starts it again""");

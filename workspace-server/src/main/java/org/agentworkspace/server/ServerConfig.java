@@ -163,7 +163,7 @@ public record ServerConfig(String host, int port, EngineConfig engine, Set<Strin
      * {@code --trusted-proxies}, {@code --legacy-query-credentials}, {@code --secure-cookies},
      * {@code --session-hours}, {@code --max-payload-bytes}, {@code --browse-roots}, {@code --git-credential-origins},
      * {@code --max-file-bytes}, {@code --update-url}, {@code --runtime-dir}, {@code --source-dir},
-     * {@code --update-max-bytes}, {@code --history-home} (comma list of home folders whose CLI histories are indexed;
+     * {@code --update-max-bytes}, {@code --update-public-key}, {@code --history-home} (comma list of home folders whose CLI histories are indexed;
      * default the server's HOME), {@code --history-index} (true/false); each has an {@code AW_*} environment twin.
      */
     public static ServerConfig from(Map<String, String> env, List<String> args) {
@@ -185,7 +185,8 @@ public record ServerConfig(String host, int port, EngineConfig engine, Set<Strin
                 Map.entry("AW_MAX_CONCURRENT_RUNS", "max-concurrent-runs"),
                 Map.entry("AW_HISTORY_HOME", "history-home"), Map.entry("AW_HISTORY_INDEX", "history-index"),
                 Map.entry("AW_UPDATE_URL", "update-url"), Map.entry("AW_RUNTIME_DIR", "runtime-dir"),
-                Map.entry("AW_SOURCE_DIR", "source-dir"), Map.entry("AW_UPDATE_MAX_BYTES", "update-max-bytes"));
+                Map.entry("AW_SOURCE_DIR", "source-dir"), Map.entry("AW_UPDATE_MAX_BYTES", "update-max-bytes"),
+                Map.entry("AW_UPDATE_PUBLIC_KEY", "update-public-key"));
         envNames.forEach((e, k) -> {
             String val = env.get(e);
             if (val != null && !val.isBlank()) {
@@ -302,7 +303,8 @@ public record ServerConfig(String host, int port, EngineConfig engine, Set<Strin
     /**
      * {@code --update-url} the manifest of runtime packages (http/https), {@code --runtime-dir} the runtime directory
      * (default {@code <data-dir>/runtime}), {@code --source-dir} the source checkout of a {@code git} install
-     * (default: found above the server's code), {@code --update-max-bytes} the largest package (256 MiB).
+     * (default: found above the server's code), {@code --update-max-bytes} the largest package (256 MiB),
+     * {@code --update-public-key} the Ed25519 key the manifest must be signed with (base64).
      */
     private static UpdateSettings update(Map<String, String> v, Path dataDir) {
         UpdateSettings u = UpdateSettings.defaults(dataDir);
@@ -326,6 +328,9 @@ public record ServerConfig(String host, int port, EngineConfig engine, Set<Strin
                 throw new IllegalArgumentException("--source-dir needs an absolute folder");
             }
             u = u.withSourceDir(p);
+        }
+        if (v.containsKey("update-public-key")) {
+            u = u.withPublicKey(UpdateSettings.parsePublicKey(v.get("update-public-key")));
         }
         if (v.containsKey("update-max-bytes")) {
             try {

@@ -174,7 +174,54 @@ final class RuntimeDirUpdate {
             throw new UpdateFailure(UpdateErrorCodes.UPDATE_MANIFEST_INVALID, "the manifest is larger than "
                     + MAX_MANIFEST_BYTES / 1024 + " KiB");
         }
+        if (settings.publicKey() != null) {
+            verifySignature(body, url);
+        }
         return parse(body, url);
+    }
+
+    /**
+     * Checks the manifest's Ed25519 signature: the base64 of the 64-byte signature over the manifest's exact bytes,
+     * served at the manifest's URL with {@code .sig} appended to its path.
+     */
+    private void verifySignature(byte[] manifest, URI url) throws UpdateFailure, InterruptedException {
+        URI sigUrl;
+        try {
+            sigUrl = new URI(url.getScheme(), url.getRawAuthority(), url.getPath() + ".sig", url.getQuery(), null);
+        } catch (java.net.URISyntaxException e) {
+            throw new UpdateFailure(UpdateErrorCodes.UPDATE_SIGNATURE_INVALID, "no signature URL for the manifest");
+        }
+        byte[] text;
+        try {
+            HttpResponse<InputStream> res = http.send(HttpRequest.newBuilder(sigUrl).timeout(settings.timeout())
+                    .GET().build(), HttpResponse.BodyHandlers.ofInputStream());
+            try (InputStream in = res.body()) {
+                if (res.statusCode() != 200) {
+                    throw new UpdateFailure(UpdateErrorCodes.UPDATE_SIGNATURE_INVALID, "an update key is configured "
+                            + "but the manifest's signature " + printable(sigUrl) + " answered HTTP "
+                            + res.statusCode());
+                }
+                text = in.readNBytes(1024);
+            }
+        } catch (IOException e) {
+            throw unreachable(sigUrl, e);
+        }
+        boolean valid;
+        try {
+            byte[] sig = java.util.Base64.getDecoder().decode(new String(text, java.nio.charset.StandardCharsets.US_ASCII)
+                    .strip());
+            java.security.Signature verifier = java.security.Signature.getInstance("Ed25519");
+            verifier.initVerify(settings.publicKey());
+            verifier.update(manifest);
+            valid = verifier.verify(sig);
+        } catch (IllegalArgumentException | java.security.GeneralSecurityException e) {
+            valid = false;
+        }
+        if (!valid) {
+            throw new UpdateFailure(UpdateErrorCodes.UPDATE_SIGNATURE_INVALID, "the manifest's signature is not a "
+                    + "valid signature by the configured update key; nothing was installed");
+        }
+        job.log("meta", "manifest signature verified");
     }
 
     static Manifest parse(byte[] body, URI base) throws UpdateFailure {

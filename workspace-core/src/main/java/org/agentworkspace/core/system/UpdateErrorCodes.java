@@ -15,6 +15,11 @@ public final class UpdateErrorCodes {
     public static final String UPDATE_SOURCE_UNAVAILABLE = "UPDATE_SOURCE_UNAVAILABLE";
     /** 503: the manifest is not the expected JSON (version, url, sha256). */
     public static final String UPDATE_MANIFEST_INVALID = "UPDATE_MANIFEST_INVALID";
+    /**
+     * 503: an update key is configured and the manifest's signature ({@code <manifest URL>.sig}) is missing, malformed
+     * or not by that key.
+     */
+    public static final String UPDATE_SIGNATURE_INVALID = "UPDATE_SIGNATURE_INVALID";
     /** 503: the package's SHA-256 differs from the manifest's. */
     public static final String UPDATE_CHECKSUM_MISMATCH = "UPDATE_CHECKSUM_MISMATCH";
     /** 503: the package is not a zip of a server (bad archive, an entry leaving its folder, no workspace-server.jar). */

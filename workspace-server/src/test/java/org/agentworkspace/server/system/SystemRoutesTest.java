@@ -344,6 +344,48 @@ class SystemRoutesTest {
         assertNoExit();
     }
 
+    /** The manifest served with the base64 Ed25519 signature of its bytes by {@code signer} at {@code .sig}. */
+    private void serveSigned(String version, byte[] pkg, java.security.PrivateKey signer) throws Exception {
+        String manifest = "{\"version\":\"" + version + "\",\"url\":\"pkg.zip\",\"sha256\":\"" + sha256(pkg) + "\"}";
+        remote.stubFor(get(urlEqualTo("/pkg.zip")).willReturn(aResponse().withStatus(200).withBody(pkg)));
+        remote.stubFor(get(urlEqualTo("/manifest.json")).willReturn(aResponse().withStatus(200).withBody(manifest)));
+        java.security.Signature sig = java.security.Signature.getInstance("Ed25519");
+        sig.initSign(signer);
+        sig.update(manifest.getBytes(StandardCharsets.UTF_8));
+        remote.stubFor(get(urlEqualTo("/manifest.json.sig")).willReturn(aResponse().withStatus(200)
+                .withBody(java.util.Base64.getEncoder().encodeToString(sig.sign()) + "\n")));
+    }
+
+    @Test
+    void withAnUpdateKeyOnlyAManifestSignedByItIsInstalled() throws Exception {
+        java.security.KeyPairGenerator gen = java.security.KeyPairGenerator.getInstance("Ed25519");
+        java.security.KeyPair ours = gen.generateKeyPair();
+        java.security.KeyPair theirs = gen.generateKeyPair();
+        // the key as an operator passes it: base64 of the DER SubjectPublicKeyInfo
+        String configured = java.util.Base64.getEncoder().encodeToString(ours.getPublic().getEncoded());
+        String token = start("runtime-dir", settings("/manifest.json")
+                .withPublicKey(UpdateSettings.parsePublicKey(configured)));
+        byte[] pkg = zip(Map.of(), true);
+        List<String> before = runtimeFiles();
+
+        serveSigned(newer(), pkg, theirs.getPrivate());
+        UpdateStream.Event err = terminal(update(token));
+        assertEquals("UPDATE_SIGNATURE_INVALID", err.data().path("code").asText(), err.data().toString());
+        remote.removeStub(remote.getStubMappings().stream()
+                .filter(m -> "/manifest.json.sig".equals(m.getRequest().getUrl())).findFirst().orElseThrow());
+        err = terminal(update(token));
+        assertEquals("UPDATE_SIGNATURE_INVALID", err.data().path("code").asText(), "no signature: " + err.data());
+        assertEquals(before, runtimeFiles());
+        assertNoExit();
+
+        serveSigned(newer(), pkg, ours.getPrivate());
+        List<UpdateStream.Event> events = update(token);
+        assertEquals("done", terminal(events).name(), events.toString());
+        assertTrue(events.stream().anyMatch(e -> e.data().path("text").asText().equals("manifest signature verified")));
+        assertEquals(42, exited.get(15, TimeUnit.SECONDS));
+        assertEquals("new jar", Files.readString(runtime.resolve("current/workspace-server.jar")));
+    }
+
     @Test
     void withoutAnUpdateUrlTheUpdateIsNotConfigured() throws Exception {
         String token = start("runtime-dir", settings(null));
