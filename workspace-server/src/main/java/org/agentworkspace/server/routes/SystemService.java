@@ -192,8 +192,12 @@ public final class SystemService extends ApiService {
         body.put("message", "the service exits with code " + SystemUpdater.RESTART_EXIT_CODE
                 + " and its launcher starts it again; poll /health");
         body.put("exitCode", SystemUpdater.RESTART_EXIT_CODE);
-        call.ok(body);
-        exitAfter(new CountDownLatch(0), "restart requested by " + p.user().username());
+        try {
+            call.ok(body);
+        } finally {
+            // asked for is asked for: also when the client is gone before the answer was written
+            exitAfter(new CountDownLatch(0), "restart requested by " + p.user().username());
+        }
     }
 
     /**
