@@ -1,28 +1,80 @@
 #!/usr/bin/env bash
-# Builds the server when its sources changed since the last build, then starts it.
+# Builds the server when its sources changed since the last build, then starts it, and supervises it: when the
+# server exits with code 42 (POST /api/system/restart, or a self-update that pulled new code) it is rebuilt if its
+# sources changed (a failed rebuild starts the previous build again) and started again with the same options; any
+# other exit status ends this script with that status.
 # Defaults: http://127.0.0.1:3001, data in ~/.agent-workspace. Options: scripts/run.sh --help (or docs/configuration.md).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 . scripts/jdk.sh
 
-jar=workspace-server/target/workspace-server.jar
-stale=1
-if [ -f "$jar" ] && [ -d workspace-server/target/libs ]; then
-  stale=0
-  if [ -n "$(find pom.xml docs/openapi.yaml workspace-*/pom.xml workspace-*/src/main -newer "$jar" -print -quit 2>/dev/null)" ]; then
-    stale=1
+# the exit status by which the server asks to be started again (docs/system-update.md)
+restart_code=42
+
+build_if_stale() {
+  local jar=workspace-server/target/workspace-server.jar stale=1
+  if [ -f "$jar" ] && [ -d workspace-server/target/libs ]; then
+    stale=0
+    if [ -n "$(find pom.xml docs/openapi.yaml workspace-*/pom.xml workspace-*/src/main -newer "$jar" -print -quit 2>/dev/null)" ]; then
+      stale=1
+    fi
   fi
-fi
-if [ "$stale" = 1 ]; then
-  echo "building the server (first run, or sources changed)..." >&2
-  ./mvnw -q -B -DskipTests -pl workspace-server -am install >&2
-fi
+  if [ "$stale" = 1 ]; then
+    echo "building the server (first run, or sources changed)..." >&2
+    ./mvnw -q -B -DskipTests -pl workspace-server -am install >&2
+  fi
+}
+
 # JVM flags (memory limits, start-up cache): scripts/jvm-opts.sh, shared with bench/history/run.sh; AW_JAVA_OPTS
 # replaces them. The start-up cache (a JDK 25 AOT cache next to the jar) is written by scripts/aot-cache.sh once per
 # build, before the first start; when it cannot be written the server starts without it, only slower.
 . scripts/jvm-opts.sh
-if [ -z "${AW_JAVA_OPTS:-}" ]; then
-  scripts/aot-cache.sh || echo "starting without the start-up cache" >&2
-fi
-read -r -a java_opts <<< "$(aw_server_java_opts)"
-exec "$JAVA_HOME/bin/java" "${java_opts[@]}" -jar "$AW_SERVER_JAR" "$@"
+
+# --help only prints the server's options: no supervision
+for arg in "$@"; do
+  if [ "$arg" = "--help" ] || [ "$arg" = "help" ]; then
+    build_if_stale
+    exec "$JAVA_HOME/bin/java" -jar "$AW_SERVER_JAR" --help
+  fi
+done
+
+# SIGINT (Ctrl-C), SIGTERM and SIGHUP reach the server as SIGTERM (it shuts down gracefully; a background child of a
+# script ignores SIGINT), and the loop then ends with the server's status
+child=""
+forward() {
+  if [ -n "$child" ]; then
+    kill -TERM "$child" 2>/dev/null || true
+  fi
+}
+trap forward TERM INT HUP
+
+first=1
+while true; do
+  if [ "$first" = 1 ]; then
+    build_if_stale
+  elif ! build_if_stale; then
+    # after a restart (a git self-update, say) a failed build must not leave the service down: the previous build
+    # starts again (its version on /health tells clients the update did not take), and the next restart retries
+    echo "agent-workspace: the rebuild failed; starting the previous build" >&2
+  fi
+  first=0
+  if [ -z "${AW_JAVA_OPTS:-}" ]; then
+    scripts/aot-cache.sh || echo "starting without the start-up cache" >&2
+  fi
+  read -r -a java_opts <<< "$(aw_server_java_opts)"
+  "$JAVA_HOME/bin/java" "${java_opts[@]}" -jar "$AW_SERVER_JAR" "$@" &
+  child=$!
+  status=0
+  # wait returns early (status > 128) when a trapped signal arrives: wait again until the server has exited
+  while true; do
+    wait "$child" && status=0 || status=$?
+    if ! kill -0 "$child" 2>/dev/null; then
+      break
+    fi
+  done
+  child=""
+  if [ "$status" != "$restart_code" ]; then
+    exit "$status"
+  fi
+  echo "agent-workspace: restart requested (exit $restart_code); starting again..." >&2
+done

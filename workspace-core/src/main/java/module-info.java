@@ -36,6 +36,7 @@ module org.agentworkspace.core {
     exports org.agentworkspace.core.settings;
     exports org.agentworkspace.core.shell;
     exports org.agentworkspace.core.tasks;
+    exports org.agentworkspace.core.system;
 
     uses org.agentworkspace.api.vcs.VcsFactory;
 

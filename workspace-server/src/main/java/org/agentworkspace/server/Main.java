@@ -56,7 +56,9 @@ public final class Main {
             return;
         }
         ServerConfig config = ServerConfig.from(System.getenv(), args);
-        WorkspaceServer server = WorkspaceServer.start(config);
+        // a restart or self-update ends the process with code 42 through System.exit: the hook below stops the
+        // server gracefully first, and the launcher (scripts/run.sh, a service manager) starts it again
+        WorkspaceServer server = WorkspaceServer.start(config, System.getenv(), ProcessExit.SYSTEM);
         CountDownLatch stopped = new CountDownLatch(1);
         // JUL resets its handlers in its own shutdown hook, so progress goes straight to stderr
         Runtime.getRuntime().addShutdownHook(new Thread(() -> {
@@ -140,6 +142,14 @@ public final class Main {
                   --max-payload-bytes N       AW_MAX_PAYLOAD_BYTES         largest request body (1048576)
                   --max-file-bytes N          AW_MAX_FILE_BYTES            largest file read or written (10485760)
                   --browse-roots D,E          AW_BROWSE_ROOTS              folders the folder picker shows (~)
-                  --git-credential-origins O  AW_GIT_CREDENTIAL_ORIGINS    where git tokens may go (https://github.com)""");
+                  --git-credential-origins O  AW_GIT_CREDENTIAL_ORIGINS    where git tokens may go (https://github.com)
+                  --update-url URL            AW_UPDATE_URL                manifest of runtime-dir packages (none)
+                  --runtime-dir DIR           AW_RUNTIME_DIR               runtime directory (<data-dir>/runtime)
+                  --source-dir DIR            AW_SOURCE_DIR                source checkout of a git install (found)
+                  --update-max-bytes N        AW_UPDATE_MAX_BYTES          largest update package (268435456)
+                  --update-public-key KEY     AW_UPDATE_PUBLIC_KEY         Ed25519 key signing the manifest (none)
+
+                exit status: 0 stopped, 1 cannot start, 2 bad command line, 42 restart requested (POST
+                /api/system/restart, or a self-update): scripts/run.sh then rebuilds if needed and starts it again""");
     }
 }

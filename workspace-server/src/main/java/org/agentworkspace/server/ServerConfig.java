@@ -14,6 +14,7 @@ import org.agentworkspace.api.vcs.VcsOptions;
 import org.agentworkspace.core.EngineConfig;
 import org.agentworkspace.core.agent.AgentSettings;
 import org.agentworkspace.core.files.FileLimits;
+import org.agentworkspace.core.system.UpdateSettings;
 
 /**
  * The server's configuration: defaults, then environment variables, then command-line flags (later wins), validated
@@ -39,12 +40,15 @@ import org.agentworkspace.core.files.FileLimits;
  * @param fileLimits              largest file read or written through the file API, most entries listed
  * @param agent                   how agent runs are launched: configured CLI paths, provider environment, clone
  *                                allow-list, GitHub API, trusted local project paths (docs/agent-runs.md)
+ * @param update                  where self-updates come from and go to: the manifest URL, the runtime directory,
+ *                                the source checkout (null: the one the code runs from), the package size limit
+ *                                (docs/system-update.md)
  */
 public record ServerConfig(String host, int port, EngineConfig engine, Set<String> allowedHosts,
                            Set<String> allowedOrigins, Set<String> trustedProxies, boolean legacyQueryCredentials,
                            boolean secureCookies, long maxPayloadBytes, int maxHeaderBytes, Duration shutdownGrace,
                            List<Path> browseRoots, Set<String> gitCredentialOrigins, FileLimits fileLimits,
-                           AgentSettings agent) {
+                           AgentSettings agent, UpdateSettings update) {
 
     public static final String DEFAULT_HOST = "127.0.0.1";
     public static final int DEFAULT_PORT = 3001;
@@ -75,6 +79,7 @@ public record ServerConfig(String host, int port, EngineConfig engine, Set<Strin
         gitCredentialOrigins = VcsOptions.defaults().withCredentialOrigins(gitCredentialOrigins).credentialOrigins();
         java.util.Objects.requireNonNull(fileLimits, "fileLimits");
         java.util.Objects.requireNonNull(agent, "agent");
+        java.util.Objects.requireNonNull(update, "update");
     }
 
     /** The body limit of the routes that carry file content: twice the largest file, plus 64 KiB for the rest. */
@@ -96,48 +101,54 @@ public record ServerConfig(String host, int port, EngineConfig engine, Set<Strin
         return new ServerConfig(DEFAULT_HOST, DEFAULT_PORT, EngineConfig.create(dataDir), Set.of(), Set.of(),
                 Set.of(), false, false, 1024 * 1024, 16 * 1024, Duration.ofSeconds(3),
                 List.of(Path.of(System.getProperty("user.home"))), Set.of("https://github.com"), FileLimits.defaults(),
-                AgentSettings.defaults());
+                AgentSettings.defaults(), UpdateSettings.defaults(dataDir));
     }
 
     public ServerConfig withPort(int p) {
         return new ServerConfig(host, p, engine, allowedHosts, allowedOrigins, trustedProxies, legacyQueryCredentials,
-                secureCookies, maxPayloadBytes, maxHeaderBytes, shutdownGrace, browseRoots, gitCredentialOrigins, fileLimits, agent);
+                secureCookies, maxPayloadBytes, maxHeaderBytes, shutdownGrace, browseRoots, gitCredentialOrigins, fileLimits, agent, update);
     }
 
     public ServerConfig withHost(String h) {
         return new ServerConfig(h, port, engine, allowedHosts, allowedOrigins, trustedProxies, legacyQueryCredentials,
-                secureCookies, maxPayloadBytes, maxHeaderBytes, shutdownGrace, browseRoots, gitCredentialOrigins, fileLimits, agent);
+                secureCookies, maxPayloadBytes, maxHeaderBytes, shutdownGrace, browseRoots, gitCredentialOrigins, fileLimits, agent, update);
     }
 
     public ServerConfig withEngine(EngineConfig e) {
         return new ServerConfig(host, port, e, allowedHosts, allowedOrigins, trustedProxies, legacyQueryCredentials,
-                secureCookies, maxPayloadBytes, maxHeaderBytes, shutdownGrace, browseRoots, gitCredentialOrigins, fileLimits, agent);
+                secureCookies, maxPayloadBytes, maxHeaderBytes, shutdownGrace, browseRoots, gitCredentialOrigins, fileLimits, agent, update);
     }
 
     public ServerConfig withAgent(AgentSettings a) {
         return new ServerConfig(host, port, engine, allowedHosts, allowedOrigins, trustedProxies, legacyQueryCredentials,
                 secureCookies, maxPayloadBytes, maxHeaderBytes, shutdownGrace, browseRoots, gitCredentialOrigins, fileLimits,
-                a);
+                a, update);
     }
 
     public ServerConfig withLegacyQueryCredentials(boolean on) {
         return new ServerConfig(host, port, engine, allowedHosts, allowedOrigins, trustedProxies, on,
-                secureCookies, maxPayloadBytes, maxHeaderBytes, shutdownGrace, browseRoots, gitCredentialOrigins, fileLimits, agent);
+                secureCookies, maxPayloadBytes, maxHeaderBytes, shutdownGrace, browseRoots, gitCredentialOrigins, fileLimits, agent, update);
     }
 
     public ServerConfig withBrowseRoots(List<Path> roots) {
         return new ServerConfig(host, port, engine, allowedHosts, allowedOrigins, trustedProxies, legacyQueryCredentials,
-                secureCookies, maxPayloadBytes, maxHeaderBytes, shutdownGrace, roots, gitCredentialOrigins, fileLimits, agent);
+                secureCookies, maxPayloadBytes, maxHeaderBytes, shutdownGrace, roots, gitCredentialOrigins, fileLimits, agent, update);
     }
 
     public ServerConfig withGitCredentialOrigins(Set<String> origins) {
         return new ServerConfig(host, port, engine, allowedHosts, allowedOrigins, trustedProxies, legacyQueryCredentials,
-                secureCookies, maxPayloadBytes, maxHeaderBytes, shutdownGrace, browseRoots, origins, fileLimits, agent);
+                secureCookies, maxPayloadBytes, maxHeaderBytes, shutdownGrace, browseRoots, origins, fileLimits, agent, update);
+    }
+
+    public ServerConfig withUpdate(UpdateSettings u) {
+        return new ServerConfig(host, port, engine, allowedHosts, allowedOrigins, trustedProxies, legacyQueryCredentials,
+                secureCookies, maxPayloadBytes, maxHeaderBytes, shutdownGrace, browseRoots, gitCredentialOrigins, fileLimits,
+                agent, u);
     }
 
     public ServerConfig withFileLimits(FileLimits limits) {
         return new ServerConfig(host, port, engine, allowedHosts, allowedOrigins, trustedProxies, legacyQueryCredentials,
-                secureCookies, maxPayloadBytes, maxHeaderBytes, shutdownGrace, browseRoots, gitCredentialOrigins, limits, agent);
+                secureCookies, maxPayloadBytes, maxHeaderBytes, shutdownGrace, browseRoots, gitCredentialOrigins, limits, agent, update);
     }
 
     /** True when bound to a loopback address only (then the Host header is checked against known names). */
@@ -151,7 +162,8 @@ public record ServerConfig(String host, int port, EngineConfig engine, Set<Strin
      * {@code --data-dir}, {@code --db-url}, {@code --allowed-hosts}, {@code --allowed-origins},
      * {@code --trusted-proxies}, {@code --legacy-query-credentials}, {@code --secure-cookies},
      * {@code --session-hours}, {@code --max-payload-bytes}, {@code --browse-roots}, {@code --git-credential-origins},
-     * {@code --max-file-bytes}, {@code --history-home} (comma list of home folders whose CLI histories are indexed;
+     * {@code --max-file-bytes}, {@code --update-url}, {@code --runtime-dir}, {@code --source-dir},
+     * {@code --update-max-bytes}, {@code --update-public-key}, {@code --history-home} (comma list of home folders whose CLI histories are indexed;
      * default the server's HOME), {@code --history-index} (true/false); each has an {@code AW_*} environment twin.
      */
     public static ServerConfig from(Map<String, String> env, List<String> args) {
@@ -171,7 +183,10 @@ public record ServerConfig(String host, int port, EngineConfig engine, Set<Strin
                 Map.entry("AW_TRUST_LOCAL_PROJECT_PATHS", "trust-local-project-paths"),
                 Map.entry("AW_PROVIDER_ENV", "provider-env"),
                 Map.entry("AW_MAX_CONCURRENT_RUNS", "max-concurrent-runs"),
-                Map.entry("AW_HISTORY_HOME", "history-home"), Map.entry("AW_HISTORY_INDEX", "history-index"));
+                Map.entry("AW_HISTORY_HOME", "history-home"), Map.entry("AW_HISTORY_INDEX", "history-index"),
+                Map.entry("AW_UPDATE_URL", "update-url"), Map.entry("AW_RUNTIME_DIR", "runtime-dir"),
+                Map.entry("AW_SOURCE_DIR", "source-dir"), Map.entry("AW_UPDATE_MAX_BYTES", "update-max-bytes"),
+                Map.entry("AW_UPDATE_PUBLIC_KEY", "update-public-key"));
         envNames.forEach((e, k) -> {
             String val = env.get(e);
             if (val != null && !val.isBlank()) {
@@ -240,7 +255,7 @@ public record ServerConfig(String host, int port, EngineConfig engine, Set<Strin
                 v.containsKey("git-credential-origins") ? list(v.get("git-credential-origins"))
                         : d.gitCredentialOrigins(),
                 v.containsKey("max-file-bytes") ? fileLimits(parseInt(v.get("max-file-bytes"), "max-file-bytes"))
-                        : d.fileLimits(), agent(v));
+                        : d.fileLimits(), agent(v), update(v, dataDir));
     }
 
     /**
@@ -284,6 +299,48 @@ public record ServerConfig(String host, int port, EngineConfig engine, Set<Strin
         return a;
     }
 
+
+    /**
+     * {@code --update-url} the manifest of runtime packages (http/https), {@code --runtime-dir} the runtime directory
+     * (default {@code <data-dir>/runtime}), {@code --source-dir} the source checkout of a {@code git} install
+     * (default: found above the server's code), {@code --update-max-bytes} the largest package (256 MiB),
+     * {@code --update-public-key} the Ed25519 key the manifest must be signed with (base64).
+     */
+    private static UpdateSettings update(Map<String, String> v, Path dataDir) {
+        UpdateSettings u = UpdateSettings.defaults(dataDir);
+        if (v.containsKey("update-url")) {
+            try {
+                u = u.withManifestUrl(new java.net.URI(v.get("update-url").strip()));
+            } catch (java.net.URISyntaxException e) {
+                throw new IllegalArgumentException("--update-url is not a URL");
+            }
+        }
+        if (v.containsKey("runtime-dir")) {
+            Path p = Path.of(expandHome(v.get("runtime-dir").strip()));
+            if (!p.isAbsolute()) {
+                throw new IllegalArgumentException("--runtime-dir needs an absolute folder");
+            }
+            u = u.withRuntimeDir(p);
+        }
+        if (v.containsKey("source-dir")) {
+            Path p = Path.of(expandHome(v.get("source-dir").strip()));
+            if (!p.isAbsolute()) {
+                throw new IllegalArgumentException("--source-dir needs an absolute folder");
+            }
+            u = u.withSourceDir(p);
+        }
+        if (v.containsKey("update-public-key")) {
+            u = u.withPublicKey(UpdateSettings.parsePublicKey(v.get("update-public-key")));
+        }
+        if (v.containsKey("update-max-bytes")) {
+            try {
+                u = u.withMaxPackageBytes(Long.parseLong(v.get("update-max-bytes").strip()));
+            } catch (NumberFormatException e) {
+                throw new IllegalArgumentException("update-max-bytes must be a number");
+            }
+        }
+        return u;
+    }
 
     /** A comma-separated list of absolute folders; {@code ~} and {@code ~/...} are expanded. */
     private static List<Path> browseRoots(String s) {

@@ -20,6 +20,7 @@ import org.agentworkspace.api.vcs.GitCredentials;
 import org.agentworkspace.core.agent.AgentRuns;
 import org.agentworkspace.core.agent.AgentSettings;
 import org.agentworkspace.core.agent.Repositories;
+import org.agentworkspace.core.system.SystemUpdater;
 import org.agentworkspace.server.http.BuildInfo;
 import org.agentworkspace.server.http.ErrorResponses;
 import org.agentworkspace.server.http.Filters;
@@ -86,7 +87,7 @@ public final class WorkspaceServer implements AutoCloseable {
     public record Context(WorkspaceEngine engine, ServerConfig config, Json json, SessionTokens tokens, Guard guard,
                           ErrorResponses errors, BuildInfo build, OpenApiDocument openApi, BrowseFilesystem browser,
                           AgentRuns agentRuns, Repositories repositories, ChatEndpoint chat,
-                          Map<String, String> env) {
+                          Map<String, String> env, SystemUpdater updater, ProcessExit exit) {
         public static Context create(WorkspaceEngine engine, ServerConfig config, Map<String, String> env) {
             return create(engine, config, env, ChatLimits.defaults());
         }
@@ -99,6 +100,12 @@ public final class WorkspaceServer implements AutoCloseable {
         /** As {@link #create(WorkspaceEngine, ServerConfig, Map, ChatLimits)}, with the document already loaded. */
         public static Context create(WorkspaceEngine engine, ServerConfig config, Map<String, String> env,
                                      ChatLimits chatLimits, OpenApiDocument openApi) {
+            return create(engine, config, env, chatLimits, openApi, ProcessExit.SYSTEM);
+        }
+
+        /** As above, with the way the process exits after a restart or self-update ({@link ProcessExit}). */
+        public static Context create(WorkspaceEngine engine, ServerConfig config, Map<String, String> env,
+                                     ChatLimits chatLimits, OpenApiDocument openApi, ProcessExit exit) {
             Json json = new Json(config.maxFileBodyBytes());
             SessionTokens tokens = new SessionTokens(engine.signingSecret(), engine.config().clock(),
                     engine.config().auth().sessionLifetime());
@@ -114,7 +121,9 @@ public final class WorkspaceServer implements AutoCloseable {
             return new Context(engine, config, json, tokens, guard, new ErrorResponses(json), BuildInfo.detect(env),
                     openApi, browser, agentRuns,
                     new Repositories(config.agent(), engine.config().dataDir()),
-                    new ChatEndpoint(new WsGate(guard), agentRuns, chatLimits, json.mapper()), Map.copyOf(env));
+                    new ChatEndpoint(new WsGate(guard), agentRuns, chatLimits, json.mapper()), Map.copyOf(env),
+                    SystemUpdater.create(config.update().sourceDir() != null ? config.update()
+                            : config.update().withSourceDir(BuildInfo.checkoutRoot()), env), exit);
         }
     }
 
@@ -129,7 +138,8 @@ public final class WorkspaceServer implements AutoCloseable {
         routing.addFilter(Filters.hostCheck(ctx.config(), ctx.errors(), ctx.guard()));
         routing.addFilter(Filters.securityHeaders());
         routing.register(
-                new SystemService(ctx.build(), ctx.openApi(), ctx.engine().auth(), ctx.json(), ctx.guard(), table),
+                new SystemService(ctx.build(), ctx.openApi(), ctx.engine().auth(), ctx.json(), ctx.updater(),
+                        ctx.exit(), ctx.guard(), table),
                 new AuthService(ctx.engine().auth(), ctx.tokens(), ctx.guard(), table, ctx.config()),
                 new ApiKeyService(ctx.engine().auth().apiKeys(), ctx.guard(), table),
                 new UserService(ctx.engine().auth().accounts(), ctx.guard(), table),
@@ -206,6 +216,20 @@ public final class WorkspaceServer implements AutoCloseable {
     /** As {@link #start(ServerConfig, Map)}, with the limits of {@code /shell} and {@code /ws}. */
     public static WorkspaceServer start(ServerConfig config, Map<String, String> env, ShellLimits shellLimits,
                                         ChatLimits chatLimits) {
+        return start(config, env, shellLimits, chatLimits, ProcessExit.SYSTEM);
+    }
+
+    /** As {@link #start(ServerConfig, Map)}, with the way the process exits for a restart ({@link ProcessExit}). */
+    public static WorkspaceServer start(ServerConfig config, Map<String, String> env, ProcessExit exit) {
+        return start(config, env, ShellLimits.defaults(), ChatLimits.fromEnvironment(env), exit);
+    }
+
+    /**
+     * As {@link #start(ServerConfig, Map)}, with the limits of {@code /shell} and {@code /ws} and the way the
+     * process exits after a restart or a self-update: {@link ProcessExit#SYSTEM} by default (the real server).
+     */
+    public static WorkspaceServer start(ServerConfig config, Map<String, String> env, ShellLimits shellLimits,
+                                        ChatLimits chatLimits, ProcessExit exit) {
         long t0 = System.nanoTime();
         // what does not need the engine is prepared on the second core while the engine opens: the OpenAPI document
         // (a YAML parse) and Helidon's side (its service registry and mappers, the protocol settings); the route
@@ -221,7 +245,7 @@ public final class WorkspaceServer implements AutoCloseable {
             WebParts parts = await(web0);
             long tParts = System.nanoTime();
             parts.openApi().saveCopy(openApiCache(config));
-            Context ctx = Context.create(engine, config, env, chatLimits, parts.openApi());
+            Context ctx = Context.create(engine, config, env, chatLimits, parts.openApi(), exit);
             long tContext = System.nanoTime();
             chat = ctx.chat();
             HttpRouting.Builder routing = parts.routing();

@@ -15,6 +15,8 @@ import org.agentworkspace.testkit.contract.ContractTargetProvider;
 public final class EmbeddedContractTarget implements ContractTargetProvider {
     private WorkspaceServer server;
     private Path home;
+    /** Exits the server asked for (restart, self-update); the embedded server goes on serving. */
+    private final java.util.concurrent.atomic.AtomicInteger exits = new java.util.concurrent.atomic.AtomicInteger();
 
     @Override
     public ContractTarget start() throws Exception {
@@ -23,9 +25,14 @@ public final class EmbeddedContractTarget implements ContractTargetProvider {
         // contract tests run full runs when the target is local: fake CLIs on this host
         home = Files.createDirectories(dir.resolve("home"));
         Path bin = org.agentworkspace.testkit.fakecli.FakeClis.install(dir.resolve("fake-bin"));
+        // self-update never touches this build's own checkout (an empty folder is no checkout: UPDATE_NOT_CONFIGURED),
+        // and a restart or update exit is only logged: the suite's JVM is not the server's to end
+        Path noCheckout = Files.createDirectories(dir.resolve("no-checkout"));
         server = WorkspaceServer.start(ServerConfig.forDataDir(dir.resolve("data")).withPort(0).withAgent(
-                org.agentworkspace.core.agent.AgentSettings.defaults().withBinaries(Map.of("*", bin))),
-                Map.of("HOME", home.toString()));
+                org.agentworkspace.core.agent.AgentSettings.defaults().withBinaries(Map.of("*", bin)))
+                .withUpdate(org.agentworkspace.core.system.UpdateSettings.defaults(dir.resolve("data"))
+                        .withSourceDir(noCheckout)),
+                Map.of("HOME", home.toString()), status -> exits.incrementAndGet());
         return ContractTarget.of("http://127.0.0.1:" + server.port(), "contract-admin", "contract-admin-password");
     }
 

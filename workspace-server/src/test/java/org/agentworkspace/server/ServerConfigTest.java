@@ -53,4 +53,29 @@ class ServerConfigTest {
             assertThrows(IllegalArgumentException.class, () -> ServerConfig.from(Map.of(), args), args.toString());
         }
     }
+
+    @Test
+    void updateSettingsFromTheEnvironmentAndFlags() throws Exception {
+        ServerConfig d = ServerConfig.from(Map.of("AW_DATA_DIR", "/srv/aw"), List.of());
+        assertEquals(Path.of("/srv/aw/runtime"), d.update().runtimeDir());
+        assertEquals(null, d.update().manifestUrl());
+        assertEquals(null, d.update().publicKey());
+        java.security.PublicKey key = java.security.KeyPairGenerator.getInstance("Ed25519").generateKeyPair()
+                .getPublic();
+        ServerConfig c = ServerConfig.from(Map.of("AW_UPDATE_URL", "https://example.org/aw/manifest.json",
+                "AW_UPDATE_PUBLIC_KEY", java.util.Base64.getEncoder().encodeToString(key.getEncoded())),
+                List.of("--runtime-dir", "/opt/aw/runtime", "--source-dir", "/src/aw", "--update-max-bytes", "4096"));
+        assertEquals(java.net.URI.create("https://example.org/aw/manifest.json"), c.update().manifestUrl());
+        assertEquals(Path.of("/opt/aw/runtime"), c.update().runtimeDir());
+        assertEquals(Path.of("/src/aw"), c.update().sourceDir());
+        assertEquals(4096, c.update().maxPackageBytes());
+        org.junit.jupiter.api.Assertions.assertArrayEquals(key.getEncoded(), c.update().publicKey().getEncoded());
+        for (List<String> args : List.of(List.of("--update-url", "file:///etc/manifest.json"),
+                List.of("--update-url", "https://user:pw@example.org/m.json"), List.of("--update-url", "not a url"),
+                List.of("--runtime-dir", "relative"), List.of("--source-dir", "relative"),
+                List.of("--update-max-bytes", "10"), List.of("--update-public-key", "not base64!"),
+                List.of("--update-public-key", java.util.Base64.getEncoder().encodeToString(new byte[16])))) {
+            assertThrows(IllegalArgumentException.class, () -> ServerConfig.from(Map.of(), args), args.toString());
+        }
+    }
 }

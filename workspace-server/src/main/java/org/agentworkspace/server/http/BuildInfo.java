@@ -62,6 +62,20 @@ public record BuildInfo(String version, String installMode) {
         return "runtime-dir";
     }
 
+    /**
+     * The source checkout the server's code lives in: the nearest folder above the code holding a {@code .git}
+     * entry (a folder, or a file in a linked worktree), or null.
+     */
+    public static Path checkoutRoot() {
+        Path code = codeLocation();
+        for (Path p = code; p != null; p = p.getParent()) {
+            if (Files.exists(p.resolve(".git"))) {
+                return p;
+            }
+        }
+        return null;
+    }
+
     private static boolean cgroupNamesContainer(Path cgroup) {
         try {
             String s = Files.readString(cgroup);

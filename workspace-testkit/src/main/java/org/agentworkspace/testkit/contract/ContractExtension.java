@@ -41,6 +41,10 @@ public final class ContractExtension implements ParameterResolver {
     public static final String SETUP_TOKEN_ENV = "AW_CONTRACT_SETUP_TOKEN";
     /** The service's history home on this host (with {@value #LOCAL}); a provider gives it itself. */
     public static final String HISTORY_HOME = "aw.contract.historyHome";
+    /** {@code true}: the suite may run a real self-update of the service ({@code SystemContractTest}). */
+    public static final String ALLOW_UPDATE = "aw.contract.allowUpdate";
+    /** {@code true}: the suite may restart the service ({@code SystemContractTest}). */
+    public static final String ALLOW_RESTART = "aw.contract.allowRestart";
 
     private static final System.Logger LOG = System.getLogger(ContractExtension.class.getName());
     private static final ExtensionContext.Namespace NAMESPACE = ExtensionContext.Namespace.create(ContractExtension.class);
@@ -58,7 +62,7 @@ public final class ContractExtension implements ParameterResolver {
         ContractClient client = environment.client();
         Class<?> type = parameter.getParameter().getType();
         if (type == ContractHost.class) {
-            return new ContractHost(environment.local(), environment.historyHome());
+            return new ContractHost(environment.local(), environment.historyHome(), environment.optIns());
         }
         if (type == ContractTarget.class) {
             return client.target();
@@ -98,7 +102,7 @@ public final class ContractExtension implements ParameterResolver {
 
     /** The resolved target and its client; closes the provider at the end of the run. */
     private record Environment(ContractClient client, ContractTargetProvider provider, boolean local,
-                               java.nio.file.Path historyHome)
+                               java.nio.file.Path historyHome, java.util.Set<String> optIns)
             implements AutoCloseable {
         static Environment start(Function<String, Optional<String>> config, Map<String, String> env) {
             Optional<ContractTarget> configured = configuredTarget(config, env);
@@ -125,7 +129,15 @@ public final class ContractExtension implements ParameterResolver {
                     : config.apply(LOCAL).map(v -> v.strip().equalsIgnoreCase("true")).orElse(false);
             java.nio.file.Path historyHome = provider != null ? provider.historyHome().orElse(null)
                     : config.apply(HISTORY_HOME).filter(v -> !v.isBlank()).map(java.nio.file.Path::of).orElse(null);
-            return new Environment(client, provider, local, historyHome);
+            // changing the service itself is never implied: only the operator's explicit settings allow it
+            java.util.Set<String> optIns = new java.util.HashSet<>();
+            if (config.apply(ALLOW_UPDATE).map(v -> v.strip().equalsIgnoreCase("true")).orElse(false)) {
+                optIns.add(ContractHost.UPDATE);
+            }
+            if (config.apply(ALLOW_RESTART).map(v -> v.strip().equalsIgnoreCase("true")).orElse(false)) {
+                optIns.add(ContractHost.RESTART);
+            }
+            return new Environment(client, provider, local, historyHome, optIns);
         }
 
         private static void setUpIfNeeded(ContractClient client, String setupToken) {

@@ -40,7 +40,8 @@ public final class ContractRunner {
     private static final String PACKAGE = ContractRunner.class.getPackageName();
     private static final String USAGE_TEXT = """
             usage: java -jar workspace-testkit-runner.jar --base-url URL --username NAME \
-            (--password-env VARIABLE | --password-stdin) [--test CLASS_NAME_REGEX] [--local [--history-home DIR]]
+            (--password-env VARIABLE | --password-stdin) [--test CLASS_NAME_REGEX] [--local [--history-home DIR]] \
+            [--allow-update] [--allow-restart]
               --base-url URL          the service, for example http://127.0.0.1:3001
               --username NAME         the account to use (registered first if the service needs setup)
               --password-env VAR      read the password from environment variable VAR
@@ -49,7 +50,10 @@ public final class ContractRunner {
               --local                 the service runs on this host and shares its files: also run the tests
                                       that prepare folders (git repositories) with local tools
               --history-home DIR      with --local: the service's --history-home; the history tests seed a small
-                                      history of their own there (unique project paths) and remove it""";
+                                      history of their own there (unique project paths) and remove it
+              --allow-update          also run a real self-update of the service (it may install new code and
+                                      restart it; SystemContractTest)
+              --allow-restart         also restart the service and wait until it answers again""";
 
     private ContractRunner() {
     }
@@ -99,6 +103,8 @@ public final class ContractRunner {
                 .configurationParameter(ContractExtension.LOCAL, Boolean.toString(options.local()))
                 .configurationParameter(ContractExtension.HISTORY_HOME,
                         options.historyHome() == null ? "" : options.historyHome())
+                .configurationParameter(ContractExtension.ALLOW_UPDATE, Boolean.toString(options.allowUpdate()))
+                .configurationParameter(ContractExtension.ALLOW_RESTART, Boolean.toString(options.allowRestart()))
                 .build();
         Results results = new Results(out);
         try (LauncherSession session = LauncherFactory.openSession()) {
@@ -181,7 +187,7 @@ public final class ContractRunner {
     }
 
     private record Options(String baseUrl, String username, String password, String testPattern, boolean local,
-                           String historyHome) {
+                           String historyHome, boolean allowUpdate, boolean allowRestart) {
         static Options parse(List<String> args, Map<String, String> env, InputStream stdin) {
             String baseUrl = null;
             String username = null;
@@ -190,6 +196,8 @@ public final class ContractRunner {
             String test = ".*ContractTest";
             boolean local = false;
             String historyHome = null;
+            boolean allowUpdate = false;
+            boolean allowRestart = false;
             List<String> rest = new ArrayList<>(args);
             while (!rest.isEmpty()) {
                 String arg = rest.removeFirst();
@@ -202,6 +210,8 @@ public final class ContractRunner {
                     case "--test" -> test = value(arg, rest);
                     case "--local" -> local = true;
                     case "--history-home" -> historyHome = value(arg, rest);
+                    case "--allow-update" -> allowUpdate = true;
+                    case "--allow-restart" -> allowRestart = true;
                     case "--password-env" -> {
                         passwordSource = once(passwordSource, arg);
                         String variable = value(arg, rest);
@@ -233,7 +243,7 @@ public final class ContractRunner {
             if (historyHome != null && !local) {
                 throw new IllegalArgumentException("--history-home needs --local");
             }
-            return new Options(baseUrl, username, password, test, local, historyHome);
+            return new Options(baseUrl, username, password, test, local, historyHome, allowUpdate, allowRestart);
         }
 
         private static String once(String previous, String arg) {

@@ -227,9 +227,9 @@ class OpenApiDocumentTest {
                 expect(p, op, (read ? "orchestration:read" : "orchestration:write").equals(op.scope()),
                         "needs orchestration:" + (read ? "read" : "write"));
             } else if (path.startsWith("/api/network/") || path.equals("/api/browse-filesystem")
-                    || path.startsWith("/api/users") || path.equals("/shell") || path.equals("/api/system/restart")) {
+                    || path.startsWith("/api/users") || path.equals("/shell")) {
                 expect(p, op, op.bool("x-admin-only") && op.bool("x-session-only"), "is admin- and session-only");
-            } else if (path.equals("/api/system/update")) {
+            } else if (path.equals("/api/system/update") || path.equals("/api/system/restart")) {
                 expect(p, op, op.bool("x-admin-only") && "system:update".equals(op.scope()),
                         "is admin-only with system:update");
             } else if (path.startsWith("/api/settings/api-keys")) {
