@@ -78,7 +78,7 @@ public final class SystemService extends ApiService {
                 .get("/api/openapi.json", Access.PUBLIC, this::openApi)
                 .get("/api/events", Access.authenticated().stream(), this::events)
                 .post("/api/system/update", Access.scope(Scope.SYSTEM_UPDATE).admin().stream(), this::update)
-                .post("/api/system/restart", Access.scope(Scope.SYSTEM_UPDATE).admin(), this::restart);
+                .post("/api/system/restart", Access.session().admin(), this::restart);
     }
 
     /**

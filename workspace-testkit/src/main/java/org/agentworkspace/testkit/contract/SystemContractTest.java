@@ -26,7 +26,8 @@ import org.junit.jupiter.api.extension.ExtendWith;
 
 /**
  * Self-update and restart. By default only what is refused is exercised, so nothing on the service changes: no
- * credential (401), a key without {@code system:update} (403 {@code INSUFFICIENT_SCOPE}), a non-administrator
+ * credential (401), a key without {@code system:update} (403 {@code INSUFFICIENT_SCOPE}; restart refuses every key
+ * with 403 {@code SESSION_REQUIRED}), a non-administrator
  * signed in or with a {@code system:update} key (403 {@code ADMIN_REQUIRED}, on a throwaway {@code contract-…}
  * user). A real update runs only with {@code aw.contract.allowUpdate=true} ({@code --allow-update}), a restart only
  * with {@code aw.contract.allowRestart=true} ({@code --allow-restart}); both wait until the service answers again.
@@ -83,7 +84,10 @@ class SystemContractTest {
     void aKeyWithoutSystemUpdateIsRefused(ContractClient client, ContractHost host) {
         Credential weak = key(client, session, "projects:read", "tasks:read");
         Served.require(client.post(UPDATE).as(weak).send(), host, "system").expectError(403, "INSUFFICIENT_SCOPE");
-        client.post(RESTART).as(weak).send().expectError(403, "INSUFFICIENT_SCOPE");
+        // restart takes no key at all, whatever its scopes
+        client.post(RESTART).as(weak).send().expectError(403, "SESSION_REQUIRED");
+        Credential update = key(client, session, "system:update");
+        client.post(RESTART).as(update).send().expectError(403, "SESSION_REQUIRED");
     }
 
     @Test
@@ -107,7 +111,7 @@ class SystemContractTest {
         client.post(RESTART).as(member.cookieCredential()).send().expectError(403, "ADMIN_REQUIRED");
         Credential memberKey = key(client, member, "system:update");
         client.post(UPDATE).as(memberKey).send().expectError(403, "ADMIN_REQUIRED");
-        client.post(RESTART).as(memberKey).send().expectError(403, "ADMIN_REQUIRED");
+        client.post(RESTART).as(memberKey).send().expectError(403, "SESSION_REQUIRED");
     }
 
     /**

@@ -229,9 +229,12 @@ class OpenApiDocumentTest {
             } else if (path.startsWith("/api/network/") || path.equals("/api/browse-filesystem")
                     || path.startsWith("/api/users") || path.equals("/shell")) {
                 expect(p, op, op.bool("x-admin-only") && op.bool("x-session-only"), "is admin- and session-only");
-            } else if (path.equals("/api/system/update") || path.equals("/api/system/restart")) {
+            } else if (path.equals("/api/system/update")) {
                 expect(p, op, op.bool("x-admin-only") && "system:update".equals(op.scope()),
                         "is admin-only with system:update");
+            } else if (path.equals("/api/system/restart")) {
+                // control plane: no key reaches it (security.md SC-4: system:update is for the update only)
+                expect(p, op, op.bool("x-admin-only") && op.bool("x-session-only"), "is admin- and session-only");
             } else if (path.startsWith("/api/settings/api-keys")) {
                 expect(p, op, op.bool("x-session-only") && !op.bool("x-admin-only"), "is session-only");
             } else if (path.equals("/api/agent")) {
