@@ -152,7 +152,9 @@ public record ServerConfig(String host, int port, EngineConfig engine, Set<Strin
      * {@code --trusted-proxies}, {@code --legacy-query-credentials}, {@code --secure-cookies},
      * {@code --session-hours}, {@code --max-payload-bytes}, {@code --browse-roots}, {@code --git-credential-origins},
      * {@code --max-file-bytes}, {@code --history-home} (comma list of home folders whose CLI histories are indexed;
-     * default the server's HOME), {@code --history-index} (true/false); each has an {@code AW_*} environment twin.
+     * default the server's HOME), {@code --history-index} (true/false), {@code --web-push-subject} (the VAPID
+     * contact, {@code mailto:} or {@code https:}), {@code --web-push-allow-loopback-http} (tests and development only:
+     * accept {@code http://127.0.0.1:<port>} push endpoints); each has an {@code AW_*} environment twin.
      */
     public static ServerConfig from(Map<String, String> env, List<String> args) {
         Map<String, String> v = new java.util.HashMap<>();
@@ -171,7 +173,9 @@ public record ServerConfig(String host, int port, EngineConfig engine, Set<Strin
                 Map.entry("AW_TRUST_LOCAL_PROJECT_PATHS", "trust-local-project-paths"),
                 Map.entry("AW_PROVIDER_ENV", "provider-env"),
                 Map.entry("AW_MAX_CONCURRENT_RUNS", "max-concurrent-runs"),
-                Map.entry("AW_HISTORY_HOME", "history-home"), Map.entry("AW_HISTORY_INDEX", "history-index"));
+                Map.entry("AW_HISTORY_HOME", "history-home"), Map.entry("AW_HISTORY_INDEX", "history-index"),
+                Map.entry("AW_WEB_PUSH_SUBJECT", "web-push-subject"),
+                Map.entry("AW_WEB_PUSH_ALLOW_LOOPBACK_HTTP", "web-push-allow-loopback-http"));
         envNames.forEach((e, k) -> {
             String val = env.get(e);
             if (val != null && !val.isBlank()) {
@@ -190,7 +194,8 @@ public record ServerConfig(String host, int port, EngineConfig engine, Set<Strin
             if (eq >= 0) {
                 value = name.substring(eq + 1);
                 name = name.substring(0, eq);
-            } else if (name.equals("legacy-query-credentials") || name.equals("secure-cookies")) {
+            } else if (name.equals("legacy-query-credentials") || name.equals("secure-cookies")
+                    || name.equals("web-push-allow-loopback-http")) {
                 value = "true";
             } else if (rest.isEmpty()) {
                 throw new IllegalArgumentException("--" + name + " needs a value");
@@ -225,6 +230,13 @@ public record ServerConfig(String host, int port, EngineConfig engine, Set<Strin
         }
         if (v.containsKey("history-index")) {
             engine = engine.withHistoryIndex(bool(v.get("history-index")));
+        }
+        if (v.containsKey("web-push-subject")) {
+            engine = engine.withWebPush(engine.webPush().withSubject(v.get("web-push-subject").strip()));
+        }
+        if (v.containsKey("web-push-allow-loopback-http")) {
+            engine = engine.withWebPush(engine.webPush().withAllowLoopbackHttp(
+                    bool(v.get("web-push-allow-loopback-http"))));
         }
         if (v.containsKey("session-hours")) {
             engine = engine.withAuth(engine.auth().withSessionLifetime(
