@@ -49,8 +49,23 @@ class ServerConfigTest {
         for (List<String> args : List.of(List.of("--browse-roots", "relative/dir"), List.of("--browse-roots", ","),
                 List.of("--git-credential-origins", "https://github.com/some/path"),
                 List.of("--git-credential-origins", "not an origin"), List.of("--max-file-bytes", "10"),
-                List.of("--max-file-bytes", "lots"))) {
+                List.of("--max-file-bytes", "lots"), List.of("--web-push-subject", "ops@example.com"))) {
             assertThrows(IllegalArgumentException.class, () -> ServerConfig.from(Map.of(), args), args.toString());
         }
+    }
+
+    @Test
+    void webPushFlags() {
+        ServerConfig d = ServerConfig.from(Map.of(), List.of());
+        assertEquals(false, d.engine().webPush().allowLoopbackHttp());
+        assertEquals("mailto:operator@agent-workspace.invalid", d.engine().webPush().subject());
+        ServerConfig env = ServerConfig.from(Map.of("AW_WEB_PUSH_SUBJECT", "https://ops.example.com/contact",
+                "AW_WEB_PUSH_ALLOW_LOOPBACK_HTTP", "true"), List.of());
+        assertEquals("https://ops.example.com/contact", env.engine().webPush().subject());
+        assertEquals(true, env.engine().webPush().allowLoopbackHttp());
+        ServerConfig flags = ServerConfig.from(Map.of(), List.of("--web-push-subject", "mailto:ops@example.com",
+                "--web-push-allow-loopback-http"));
+        assertEquals("mailto:ops@example.com", flags.engine().webPush().subject());
+        assertEquals(true, flags.engine().webPush().allowLoopbackHttp());
     }
 }
