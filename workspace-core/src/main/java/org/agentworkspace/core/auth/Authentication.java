@@ -27,7 +27,7 @@ public final class Authentication {
         return new Authentication(accounts, keys,
                 new StreamTickets(store, accounts, keys, clock, settings.ticketLifetime(),
                         settings.maxOutstandingTickets()),
-                new LoginThrottle(clock, settings.accountFailureLimit(), settings.clientFailureLimit(),
+                new LoginThrottle(store, clock, settings.accountFailureLimit(), settings.clientFailureLimit(),
                         settings.failureWindow()));
     }
 

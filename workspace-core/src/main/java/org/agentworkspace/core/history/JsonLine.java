@@ -65,7 +65,10 @@ import com.fasterxml.jackson.databind.node.TextNode;
  *       (never valid UTF-8 JSON anyway) to Jackson.</li>
  * </ul>
  * Not reproduced: limits that a line cannot reach (string length {@link HistoryReader#MAX_LINE_BYTES}, checked
- * anyway), and the failure of Jackson's shared name table under a hash-flooding attack.
+ * anyway), the failure of Jackson's shared name table under a hash-flooding attack, and that table's answer for a
+ * name holding 0xFF bytes before its last one to three bytes: Jackson reads it as the shorter name when a parser of
+ * the same factory met that one before (its lookup pads a short last group of four bytes with 0xFF), and rejects it
+ * otherwise; this parser always rejects it (see {@link Json#newFactory}).
  *
  * <p>Cost: ASCII strings without escapes (most of them) are found with a word-at-a-time scan and copied once into a
  * Latin-1 String; strings with escapes or non-ASCII text are decoded into a reused Latin-1 buffer, switching to a

@@ -165,6 +165,46 @@ abstract class AbstractAuthStoreTest {
     }
 
     @Test
+    void throttleIsSharedByServersOnOneStoreAndSurvivesARestart() {
+        auth.accounts().registerFirstUser("alice", "correct horse battery");
+        EngineConfig.AuthSettings limits = EngineConfig.AuthSettings.defaults()
+                .withLoginLimits(3, 10, Duration.ofMinutes(15));
+        // a second server on the same database: failures recorded by either count for both
+        Authentication other = Authentication.create(store, clock, limits);
+        auth.throttle().recordFailure("Alice", "10.0.0.1");
+        other.throttle().recordFailure("alice", "10.0.0.2");
+        clock.advance(Duration.ofMinutes(5));
+        auth.throttle().recordFailure("alice", "10.0.0.3");
+        assertThrows(WorkspaceException.RateLimited.class, () -> other.throttle().check("alice", "10.0.0.4"));
+        // a restart: a new store handle and engine over the same database
+        try (Store reopened = Store.open(url)) {
+            Authentication restarted = Authentication.create(reopened, clock, limits);
+            WorkspaceException.RateLimited limited = assertThrows(WorkspaceException.RateLimited.class,
+                    () -> restarted.throttle().check("ALICE", "10.0.0.5"));
+            // the lockout ends when the oldest of the three newest failures leaves the 15 minute window
+            assertEquals(600, limited.retryAfterSeconds());
+            clock.advance(Duration.ofMinutes(10).plusMillis(1));
+            restarted.throttle().check("alice", "10.0.0.5");
+            // a success clears the account's failures everywhere; nothing names the account or the address
+            restarted.throttle().recordFailure("alice", "10.0.0.5");
+            restarted.throttle().recordFailure("alice", "10.0.0.5");
+            auth.throttle().recordSuccess("alice");
+            restarted.throttle().recordFailure("alice", "10.0.0.5");
+            other.throttle().check("alice", "10.0.0.6");
+            List<String> subjects = store.read(h -> h.createQuery("SELECT subject FROM login_failures")
+                    .mapTo(String.class).list());
+            assertFalse(subjects.isEmpty());
+            assertTrue(subjects.stream().allMatch(x -> x.matches("[0-9a-f]{64}")), subjects.toString());
+        }
+        // failures older than the window are deleted when the next one is recorded
+        clock.advance(Duration.ofMinutes(16));
+        auth.throttle().recordFailure("bob", "10.0.0.7");
+        int rows = store.read(h -> h.createQuery("SELECT COUNT(*) FROM login_failures")
+                .mapTo(Integer.class).one());
+        assertEquals(2, rows);
+    }
+
+    @Test
     void apiKeysAreStoredAsDigestsMaskedInListsAndRefusedWhenInactiveOrDeleted() {
         User u = auth.accounts().registerFirstUser("alice", "correct horse battery");
         ApiKeyInfo created = auth.apiKeys().create(u.id(), "ci", null);

@@ -49,7 +49,9 @@ final class JsonAgreement {
 
     static Outcome jackson(byte[] line, Set<String> keep) {
         try {
-            return new Outcome(Json.parseObjectJackson(line, 0, line.length, keep), null);
+            // a factory per line: Jackson's shared table of names would make the verdict on a name holding 0xFF
+            // bytes depend on the lines parsed before (Json.newFactory)
+            return new Outcome(Json.parseObjectJackson(Json.newFactory(), line, 0, line.length, keep), null);
         } catch (IOException | RuntimeException e) {
             return new Outcome(null, e);
         }

@@ -417,4 +417,21 @@ class JsonLineEdgeCaseTest {
     private static String text(byte[] line) {
         return parse(line, null).get("k").textValue();
     }
+
+    /**
+     * Jackson's shared table of names answers a name with 0xFF bytes before its last group from a shorter name it met
+     * before; JsonLine, and Jackson with a table of its own (the tests' oracle), reject the line.
+     */
+    @Test
+    void aNameHoldingFfIsRejectedWhateverJacksonReadBefore() throws Exception {
+        byte[] shorter = "{\"ole\":1}".getBytes(StandardCharsets.US_ASCII);
+        byte[] padded = {'{', '"', (byte) 0xFF, 'o', 'l', 'e', '"', ':', '2', '}'};
+        var shared = Json.newFactory();
+        assertFalse(JsonAgreement.jackson(padded, null).accepted(), "a table of its own: rejected");
+        Json.parseObjectJackson(shared, shorter, 0, shorter.length, null);
+        ObjectNode misread = Json.parseObjectJackson(shared, padded, 0, padded.length, null);
+        assertEquals(2, misread.path("ole").asInt(), "the shared table reads the name as \"ole\"");
+        assertFalse(JsonAgreement.fast(padded, null).accepted(), "JsonLine rejects it");
+        JsonAgreement.assertAgree("0xFF name", padded, null);
+    }
 }
