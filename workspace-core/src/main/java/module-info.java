@@ -27,6 +27,7 @@ module org.agentworkspace.core {
     exports org.agentworkspace.core.files;
     exports org.agentworkspace.core.history;
     exports org.agentworkspace.core.network;
+    exports org.agentworkspace.core.notifications;
     exports org.agentworkspace.core.index;
     exports org.agentworkspace.core.projects;
     exports org.agentworkspace.core.agent;

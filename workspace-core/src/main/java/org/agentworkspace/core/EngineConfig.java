@@ -20,14 +20,17 @@ import org.agentworkspace.core.runs.RunSettings;
  * @param historyHomes   the home directories whose CLI histories are indexed; {@code null} for the engine's
  *                       {@code HOME} (the environment given to {@link WorkspaceEngine#open(EngineConfig, java.util.Map)})
  * @param historyIndex   whether the history index runs (project list, sessions, messages and search from history)
+ * @param webPush        Web Push delivery (VAPID subject, loopback endpoints for tests, timeout, TTL)
  */
 public record EngineConfig(Path dataDir, String jdbcUrl, Clock clock, AuthSettings auth, RunSettings runs,
-                           java.util.List<Path> historyHomes, boolean historyIndex) {
+                           java.util.List<Path> historyHomes, boolean historyIndex,
+                           org.agentworkspace.core.notifications.WebPushSettings webPush) {
     public EngineConfig {
         Objects.requireNonNull(dataDir, "dataDir");
         Objects.requireNonNull(clock, "clock");
         Objects.requireNonNull(auth, "auth");
         Objects.requireNonNull(runs, "runs");
+        Objects.requireNonNull(webPush, "webPush");
         dataDir = dataDir.toAbsolutePath().normalize();
         if (jdbcUrl != null && !(jdbcUrl.startsWith("jdbc:sqlite:") || jdbcUrl.startsWith("jdbc:postgresql:"))) {
             throw new IllegalArgumentException("database URL must start with jdbc:sqlite: or jdbc:postgresql:");
@@ -40,34 +43,39 @@ public record EngineConfig(Path dataDir, String jdbcUrl, Clock clock, AuthSettin
     /** Defaults for a data directory: embedded SQLite, system clock, default auth and run settings. */
     public static EngineConfig create(Path dataDir) {
         return new EngineConfig(dataDir, null, Clock.systemUTC(), AuthSettings.defaults(), RunSettings.defaults(), null,
-                true);
+                true, org.agentworkspace.core.notifications.WebPushSettings.defaults());
     }
 
     public EngineConfig withJdbcUrl(String url) {
-        return new EngineConfig(dataDir, url, clock, auth, runs, historyHomes, historyIndex);
+        return new EngineConfig(dataDir, url, clock, auth, runs, historyHomes, historyIndex, webPush);
     }
 
     public EngineConfig withClock(Clock c) {
-        return new EngineConfig(dataDir, jdbcUrl, c, auth, runs, historyHomes, historyIndex);
+        return new EngineConfig(dataDir, jdbcUrl, c, auth, runs, historyHomes, historyIndex, webPush);
     }
 
     public EngineConfig withAuth(AuthSettings a) {
-        return new EngineConfig(dataDir, jdbcUrl, clock, a, runs, historyHomes, historyIndex);
+        return new EngineConfig(dataDir, jdbcUrl, clock, a, runs, historyHomes, historyIndex, webPush);
     }
 
     public EngineConfig withRuns(RunSettings r) {
-        return new EngineConfig(dataDir, jdbcUrl, clock, auth, r, historyHomes, historyIndex);
+        return new EngineConfig(dataDir, jdbcUrl, clock, auth, r, historyHomes, historyIndex, webPush);
     }
 
     /** The homes whose CLI histories are indexed ({@code null}: the engine's HOME). */
     public EngineConfig withHistoryHomes(java.util.List<Path> homes) {
         return new EngineConfig(dataDir, jdbcUrl, clock, auth, runs, homes == null ? null : java.util.List.copyOf(homes),
-                historyIndex);
+                historyIndex, webPush);
     }
 
     /** Turns the history index on or off. */
     public EngineConfig withHistoryIndex(boolean on) {
-        return new EngineConfig(dataDir, jdbcUrl, clock, auth, runs, historyHomes, on);
+        return new EngineConfig(dataDir, jdbcUrl, clock, auth, runs, historyHomes, on, webPush);
+    }
+
+    /** Web Push delivery settings. */
+    public EngineConfig withWebPush(org.agentworkspace.core.notifications.WebPushSettings w) {
+        return new EngineConfig(dataDir, jdbcUrl, clock, auth, runs, historyHomes, historyIndex, w);
     }
 
     /**

@@ -10,6 +10,7 @@ import java.util.Map;
 import org.agentworkspace.core.auth.Authentication;
 import org.agentworkspace.core.files.VcsProviders;
 import org.agentworkspace.core.index.HistoryIndex;
+import org.agentworkspace.core.notifications.Notifications;
 import org.agentworkspace.core.projects.ProjectRegistry;
 import org.agentworkspace.core.runs.RunEngine;
 import org.agentworkspace.core.providers.ProviderCredentialStore;
@@ -46,6 +47,7 @@ public final class WorkspaceEngine implements AutoCloseable {
     private final UserSettings settings;
     private final Tasks tasks;
     private final HistoryIndex history;
+    private final Notifications notifications;
 
     private WorkspaceEngine(EngineConfig config, Store store, byte[] signingSecret, SecretBox secretBox,
                             Map<String, String> environment) {
@@ -79,6 +81,7 @@ public final class WorkspaceEngine implements AutoCloseable {
             this.runs = RunEngine.open(store, config.runs(), config.clock());
             this.settings = UserSettings.create(store, config.clock());
             this.tasks = Tasks.create(store, config.clock(), Duration.ofSeconds(60));
+            this.notifications = Notifications.create(store, settings, secretBox, config.clock(), config.webPush());
         } catch (RuntimeException e) {
             history.close();
             throw e;
@@ -169,6 +172,14 @@ public final class WorkspaceEngine implements AutoCloseable {
         return settings;
     }
 
+    /**
+     * Notification delivery (in-app list and stream, Web Push); its sources are attached with
+     * {@link Notifications#attach} by whoever creates the {@code AgentRuns}.
+     */
+    public Notifications notifications() {
+        return notifications;
+    }
+
     public ProviderManagement providers() {
         return providers;
     }
@@ -190,6 +201,7 @@ public final class WorkspaceEngine implements AutoCloseable {
     public void close() {
         try {
             tasks.close();
+            notifications.close();
             history.close();
             runs.close();
             providers.close();

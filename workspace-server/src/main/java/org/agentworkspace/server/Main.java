@@ -124,32 +124,47 @@ public final class Main {
     }
 
     private static void usage(PrintStream out) {
-        out.println("""
+        out.println(usageText());
+    }
+
+    /** The command line help: every option of {@link ServerConfig} with its environment twin. */
+    static String usageText() {
+        return """
                 usage: agent-workspace [serve] [options]
                        agent-workspace import-legacy-key --user NAME --name LABEL [--scopes a,b] [options] < keyfile
 
                 options (each also as an environment variable):
-                  --host HOST                 AW_HOST                      bind address (127.0.0.1)
-                  --port PORT                 AW_PORT                      TCP port (3001)
-                  --data-dir DIR              AW_DATA_DIR                  data directory (~/.agent-workspace)
-                  --db-url URL                AW_DB_URL                    jdbc:postgresql:... (embedded SQLite)
-                  --allowed-hosts A,B         AW_ALLOWED_HOSTS             extra Host names on loopback
-                  --allowed-origins O,P       AW_ALLOWED_ORIGINS           extra browser origins
-                  --trusted-proxies IP,IP     AW_TRUSTED_PROXIES           proxies whose X-Forwarded-* count
-                  --legacy-query-credentials  AW_LEGACY_QUERY_CREDENTIALS  accept ?apiKey= / ?token= (off)
-                  --secure-cookies            AW_SECURE_COOKIES            always mark the cookie Secure
-                  --session-hours N           AW_SESSION_HOURS             session lifetime (168)
-                  --max-payload-bytes N       AW_MAX_PAYLOAD_BYTES         largest request body (1048576)
-                  --max-file-bytes N          AW_MAX_FILE_BYTES            largest file read or written (10485760)
-                  --browse-roots D,E          AW_BROWSE_ROOTS              folders the folder picker shows (~)
-                  --git-credential-origins O  AW_GIT_CREDENTIAL_ORIGINS    where git tokens may go (https://github.com)
-                  --update-url URL            AW_UPDATE_URL                manifest of runtime-dir packages (none)
-                  --runtime-dir DIR           AW_RUNTIME_DIR               runtime directory (<data-dir>/runtime)
-                  --source-dir DIR            AW_SOURCE_DIR                source checkout of a git install (found)
-                  --update-max-bytes N        AW_UPDATE_MAX_BYTES          largest update package (268435456)
-                  --update-public-key KEY     AW_UPDATE_PUBLIC_KEY         Ed25519 key signing the manifest (none)
+                  --host HOST                     AW_HOST                          bind address (127.0.0.1)
+                  --port PORT                     AW_PORT                          TCP port (3001)
+                  --data-dir DIR                  AW_DATA_DIR                      data directory (~/.agent-workspace)
+                  --db-url URL                    AW_DB_URL                        jdbc:postgresql:... (embedded SQLite)
+                  --allowed-hosts A,B             AW_ALLOWED_HOSTS                 extra Host names on loopback
+                  --allowed-origins O,P           AW_ALLOWED_ORIGINS               extra browser origins
+                  --trusted-proxies IP,IP         AW_TRUSTED_PROXIES               proxies whose X-Forwarded-* count
+                  --legacy-query-credentials      AW_LEGACY_QUERY_CREDENTIALS      accept ?apiKey= / ?token= (off)
+                  --secure-cookies                AW_SECURE_COOKIES                always mark the cookie Secure
+                  --session-hours N               AW_SESSION_HOURS                 session lifetime (168)
+                  --max-payload-bytes N           AW_MAX_PAYLOAD_BYTES             largest request body (1048576)
+                  --max-file-bytes N              AW_MAX_FILE_BYTES                largest file read or written (10485760)
+                  --browse-roots D,E              AW_BROWSE_ROOTS                  folders the folder picker shows (~)
+                  --git-credential-origins O      AW_GIT_CREDENTIAL_ORIGINS        where git tokens may go (https://github.com)
+                  --cli-path [ID=]PATH,...        AW_CLI_PATH                      provider CLI binaries (<data-dir>/cli-bin, then PATH)
+                  --provider-env ID:N=V,...       AW_PROVIDER_ENV                  variables added to a provider CLI's environment
+                  --max-concurrent-runs N         AW_MAX_CONCURRENT_RUNS           agent processes alive at once (8)
+                  --trust-local-project-paths B   AW_TRUST_LOCAL_PROJECT_PATHS     projectPath from local callers (true)
+                  --clone-allowed-hosts H,H       AW_CLONE_ALLOWED_HOSTS           hosts a githubUrl may name (github.com)
+                  --github-api-url URL            AW_GITHUB_API_URL                API for pull requests (https://api.github.com)
+                  --history-home D,E              AW_HISTORY_HOME                  homes whose CLI histories are indexed (HOME)
+                  --history-index B               AW_HISTORY_INDEX                 index the CLI histories (true)
+                  --update-url URL                AW_UPDATE_URL                    manifest of runtime-dir packages (none)
+                  --runtime-dir DIR               AW_RUNTIME_DIR                   runtime directory (<data-dir>/runtime)
+                  --source-dir DIR                AW_SOURCE_DIR                    source checkout of a git install (found)
+                  --update-max-bytes N            AW_UPDATE_MAX_BYTES              largest update package (268435456)
+                  --update-public-key KEY         AW_UPDATE_PUBLIC_KEY             Ed25519 key signing the manifest (none)
+                  --web-push-subject S            AW_WEB_PUSH_SUBJECT              VAPID contact, mailto: or https:
+                  --web-push-allow-loopback-http  AW_WEB_PUSH_ALLOW_LOOPBACK_HTTP  http://127.0.0.1 push endpoints (off; tests)
 
                 exit status: 0 stopped, 1 cannot start, 2 bad command line, 42 restart requested (POST
-                /api/system/restart, or a self-update): scripts/run.sh then rebuilds if needed and starts it again""");
+                /api/system/restart, or a self-update): scripts/run.sh then rebuilds if needed and starts it again""";
     }
 }

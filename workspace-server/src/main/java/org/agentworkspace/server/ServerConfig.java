@@ -157,6 +157,29 @@ public record ServerConfig(String host, int port, EngineConfig engine, Set<Strin
         return h.equals("localhost") || h.startsWith("127.") || h.equals("::1") || h.equals("[::1]");
     }
 
+    /** Each option's environment variable: {@code AW_HOST} sets {@code --host}, and so on (Main's usage lists them). */
+    static final Map<String, String> ENV_NAMES = Map.ofEntries(
+            Map.entry("AW_HOST", "host"), Map.entry("AW_PORT", "port"), Map.entry("AW_DATA_DIR", "data-dir"),
+            Map.entry("AW_DB_URL", "db-url"), Map.entry("AW_ALLOWED_HOSTS", "allowed-hosts"),
+            Map.entry("AW_ALLOWED_ORIGINS", "allowed-origins"),
+            Map.entry("AW_TRUSTED_PROXIES", "trusted-proxies"),
+            Map.entry("AW_LEGACY_QUERY_CREDENTIALS", "legacy-query-credentials"),
+            Map.entry("AW_SECURE_COOKIES", "secure-cookies"), Map.entry("AW_SESSION_HOURS", "session-hours"),
+            Map.entry("AW_MAX_PAYLOAD_BYTES", "max-payload-bytes"), Map.entry("AW_BROWSE_ROOTS", "browse-roots"),
+            Map.entry("AW_GIT_CREDENTIAL_ORIGINS", "git-credential-origins"),
+            Map.entry("AW_MAX_FILE_BYTES", "max-file-bytes"), Map.entry("AW_CLI_PATH", "cli-path"),
+            Map.entry("AW_CLONE_ALLOWED_HOSTS", "clone-allowed-hosts"),
+            Map.entry("AW_GITHUB_API_URL", "github-api-url"),
+            Map.entry("AW_TRUST_LOCAL_PROJECT_PATHS", "trust-local-project-paths"),
+            Map.entry("AW_PROVIDER_ENV", "provider-env"),
+            Map.entry("AW_MAX_CONCURRENT_RUNS", "max-concurrent-runs"),
+            Map.entry("AW_HISTORY_HOME", "history-home"), Map.entry("AW_HISTORY_INDEX", "history-index"),
+            Map.entry("AW_UPDATE_URL", "update-url"), Map.entry("AW_RUNTIME_DIR", "runtime-dir"),
+            Map.entry("AW_SOURCE_DIR", "source-dir"), Map.entry("AW_UPDATE_MAX_BYTES", "update-max-bytes"),
+            Map.entry("AW_UPDATE_PUBLIC_KEY", "update-public-key"),
+            Map.entry("AW_WEB_PUSH_SUBJECT", "web-push-subject"),
+            Map.entry("AW_WEB_PUSH_ALLOW_LOOPBACK_HTTP", "web-push-allow-loopback-http"));
+
     /**
      * Builds the configuration from the environment and the command line. Flags: {@code --host}, {@code --port},
      * {@code --data-dir}, {@code --db-url}, {@code --allowed-hosts}, {@code --allowed-origins},
@@ -164,29 +187,13 @@ public record ServerConfig(String host, int port, EngineConfig engine, Set<Strin
      * {@code --session-hours}, {@code --max-payload-bytes}, {@code --browse-roots}, {@code --git-credential-origins},
      * {@code --max-file-bytes}, {@code --update-url}, {@code --runtime-dir}, {@code --source-dir},
      * {@code --update-max-bytes}, {@code --update-public-key}, {@code --history-home} (comma list of home folders whose CLI histories are indexed;
-     * default the server's HOME), {@code --history-index} (true/false); each has an {@code AW_*} environment twin.
+     * default the server's HOME), {@code --history-index} (true/false), {@code --web-push-subject} (the VAPID
+     * contact, {@code mailto:} or {@code https:}), {@code --web-push-allow-loopback-http} (tests and development only:
+     * accept {@code http://127.0.0.1:<port>} push endpoints); each has an {@code AW_*} environment twin.
      */
     public static ServerConfig from(Map<String, String> env, List<String> args) {
         Map<String, String> v = new java.util.HashMap<>();
-        Map<String, String> envNames = Map.ofEntries(
-                Map.entry("AW_HOST", "host"), Map.entry("AW_PORT", "port"), Map.entry("AW_DATA_DIR", "data-dir"),
-                Map.entry("AW_DB_URL", "db-url"), Map.entry("AW_ALLOWED_HOSTS", "allowed-hosts"),
-                Map.entry("AW_ALLOWED_ORIGINS", "allowed-origins"),
-                Map.entry("AW_TRUSTED_PROXIES", "trusted-proxies"),
-                Map.entry("AW_LEGACY_QUERY_CREDENTIALS", "legacy-query-credentials"),
-                Map.entry("AW_SECURE_COOKIES", "secure-cookies"), Map.entry("AW_SESSION_HOURS", "session-hours"),
-                Map.entry("AW_MAX_PAYLOAD_BYTES", "max-payload-bytes"), Map.entry("AW_BROWSE_ROOTS", "browse-roots"),
-                Map.entry("AW_GIT_CREDENTIAL_ORIGINS", "git-credential-origins"),
-                Map.entry("AW_MAX_FILE_BYTES", "max-file-bytes"), Map.entry("AW_CLI_PATH", "cli-path"),
-                Map.entry("AW_CLONE_ALLOWED_HOSTS", "clone-allowed-hosts"),
-                Map.entry("AW_GITHUB_API_URL", "github-api-url"),
-                Map.entry("AW_TRUST_LOCAL_PROJECT_PATHS", "trust-local-project-paths"),
-                Map.entry("AW_PROVIDER_ENV", "provider-env"),
-                Map.entry("AW_MAX_CONCURRENT_RUNS", "max-concurrent-runs"),
-                Map.entry("AW_HISTORY_HOME", "history-home"), Map.entry("AW_HISTORY_INDEX", "history-index"),
-                Map.entry("AW_UPDATE_URL", "update-url"), Map.entry("AW_RUNTIME_DIR", "runtime-dir"),
-                Map.entry("AW_SOURCE_DIR", "source-dir"), Map.entry("AW_UPDATE_MAX_BYTES", "update-max-bytes"),
-                Map.entry("AW_UPDATE_PUBLIC_KEY", "update-public-key"));
+        Map<String, String> envNames = ENV_NAMES;
         envNames.forEach((e, k) -> {
             String val = env.get(e);
             if (val != null && !val.isBlank()) {
@@ -205,7 +212,8 @@ public record ServerConfig(String host, int port, EngineConfig engine, Set<Strin
             if (eq >= 0) {
                 value = name.substring(eq + 1);
                 name = name.substring(0, eq);
-            } else if (name.equals("legacy-query-credentials") || name.equals("secure-cookies")) {
+            } else if (name.equals("legacy-query-credentials") || name.equals("secure-cookies")
+                    || name.equals("web-push-allow-loopback-http")) {
                 value = "true";
             } else if (rest.isEmpty()) {
                 throw new IllegalArgumentException("--" + name + " needs a value");
@@ -240,6 +248,13 @@ public record ServerConfig(String host, int port, EngineConfig engine, Set<Strin
         }
         if (v.containsKey("history-index")) {
             engine = engine.withHistoryIndex(bool(v.get("history-index")));
+        }
+        if (v.containsKey("web-push-subject")) {
+            engine = engine.withWebPush(engine.webPush().withSubject(v.get("web-push-subject").strip()));
+        }
+        if (v.containsKey("web-push-allow-loopback-http")) {
+            engine = engine.withWebPush(engine.webPush().withAllowLoopbackHttp(
+                    bool(v.get("web-push-allow-loopback-http"))));
         }
         if (v.containsKey("session-hours")) {
             engine = engine.withAuth(engine.auth().withSessionLifetime(

@@ -45,6 +45,7 @@ import org.agentworkspace.server.routes.ProjectsService;
 import org.agentworkspace.server.routes.ProvidersService;
 import org.agentworkspace.server.routes.RetiredWorkflowsService;
 import org.agentworkspace.server.routes.SettingsService;
+import org.agentworkspace.server.routes.NotificationsService;
 import org.agentworkspace.server.routes.SystemService;
 import org.agentworkspace.server.routes.TasksService;
 import org.agentworkspace.server.routes.UserService;
@@ -118,6 +119,7 @@ public final class WorkspaceServer implements AutoCloseable {
                     .map(p -> Path.of(p.path())));
             AgentRuns agentRuns = AgentRuns.create(engine.runs(), AgentProviders.load(), engine.config().dataDir(),
                     System.getenv(), agent);
+            engine.notifications().attach(agentRuns);
             return new Context(engine, config, json, tokens, guard, new ErrorResponses(json), BuildInfo.detect(env),
                     openApi, browser, agentRuns,
                     new Repositories(config.agent(), engine.config().dataDir()),
@@ -138,8 +140,8 @@ public final class WorkspaceServer implements AutoCloseable {
         routing.addFilter(Filters.hostCheck(ctx.config(), ctx.errors(), ctx.guard()));
         routing.addFilter(Filters.securityHeaders());
         routing.register(
-                new SystemService(ctx.build(), ctx.openApi(), ctx.engine().auth(), ctx.json(), ctx.updater(),
-                        ctx.exit(), ctx.guard(), table),
+                new SystemService(ctx.build(), ctx.openApi(), ctx.engine().auth(), ctx.engine().notifications(),
+                        ctx.json(), ctx.updater(), ctx.exit(), ctx.guard(), table),
                 new AuthService(ctx.engine().auth(), ctx.tokens(), ctx.guard(), table, ctx.config()),
                 new ApiKeyService(ctx.engine().auth().apiKeys(), ctx.guard(), table),
                 new UserService(ctx.engine().auth().accounts(), ctx.guard(), table),
@@ -151,6 +153,7 @@ public final class WorkspaceServer implements AutoCloseable {
                         ctx.guard(), table),
                 new GitTokenService(ctx.engine().gitTokens(), ctx.guard(), table),
                 new SettingsService(ctx.engine().settings(), ctx.guard(), table),
+                new NotificationsService(ctx.engine().notifications(), ctx.guard(), table),
                 NetworkService.create(ctx.config(), ctx.env(), ctx.guard(), table),
                 new BrowseService(ctx.browser(), defaultBrowsePath(ctx.config()), ctx.guard(), table),
                 new AgentService(ctx.agentRuns(), ctx.repositories(),

@@ -132,7 +132,8 @@ class SecurityMatrixTest {
         String path = r.path().replace("{keyId}", key[0]).replace("{userId}", bobId).replace("{projectName}", project)
                 .replace("{runId}", "run_none").replace("{taskId}", "task_none").replace("{workflowId}", "agent_team")
                 .replace("{provider}", "claude").replace("{jobId}", "no-such-job").replace("{fileId}", "settings")
-                .replace("{name}", "matrix-server").replace("{sessionId}", "no-such-session");
+                .replace("{name}", "matrix-server").replace("{sessionId}", "no-such-session")
+                .replace("{notificationId}", "1").replace("{subscriptionId}", "wps_none");
         return switch (r.method() + " " + r.path()) {
             case "GET /api/projects/{projectName}/file" -> path + "?path=a.txt";
             case "GET /api/projects/{projectName}/files" -> path + "?path=dir";
@@ -166,6 +167,8 @@ class SecurityMatrixTest {
             case "PUT /api/settings/notification-preferences" -> Map.of(
                     "channels", Map.of("inApp", false, "webPush", false),
                     "events", Map.of("actionRequired", false, "stop", false, "error", false));
+            case "POST /api/notifications/web-push/subscriptions" -> Map.of(
+                    "endpoint", "https://push.example.com/sneaky", "keys", PushKeys.random().json());
             case "POST /api/agent" -> Map.of("message", "sneaky", "projectPath", work.toString(), "stream", false);
             case "POST /api/automation/run" -> Map.of("prompt", "sneaky", "projectPath", work.toString());
             case "POST /api/providers/{provider}/auth/api-key" -> Map.of("apiKey", "sk-sneaky-0123456789abcdef");
@@ -188,7 +191,8 @@ class SecurityMatrixTest {
                 + s.get("/api/projects/" + project + "/file?path=a.txt", bearer(admin)).body();
         String git = s.get("/api/git/status?project=" + project, bearer(admin)).body()
                 + s.get("/api/git/branches?project=" + project, bearer(admin)).body();
-        String token = s.get("/api/settings/git-token", bearer(admin)).body();
+        String token = s.get("/api/settings/git-token", bearer(admin)).body()
+                + s.get("/api/notifications/web-push/subscriptions", bearer(admin)).body();
         String providers = s.get("/api/providers/credentials", bearer(admin)).body()
                 + s.get("/api/providers/claude/mcp/servers", bearer(admin)).body()
                 + s.get("/api/providers/codex/mcp/servers", bearer(admin)).body()

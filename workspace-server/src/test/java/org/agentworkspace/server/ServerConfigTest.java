@@ -2,6 +2,7 @@ package org.agentworkspace.server;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.nio.file.Path;
 import java.util.List;
@@ -49,7 +50,7 @@ class ServerConfigTest {
         for (List<String> args : List.of(List.of("--browse-roots", "relative/dir"), List.of("--browse-roots", ","),
                 List.of("--git-credential-origins", "https://github.com/some/path"),
                 List.of("--git-credential-origins", "not an origin"), List.of("--max-file-bytes", "10"),
-                List.of("--max-file-bytes", "lots"))) {
+                List.of("--max-file-bytes", "lots"), List.of("--web-push-subject", "ops@example.com"))) {
             assertThrows(IllegalArgumentException.class, () -> ServerConfig.from(Map.of(), args), args.toString());
         }
     }
@@ -77,5 +78,30 @@ class ServerConfigTest {
                 List.of("--update-public-key", java.util.Base64.getEncoder().encodeToString(new byte[16])))) {
             assertThrows(IllegalArgumentException.class, () -> ServerConfig.from(Map.of(), args), args.toString());
         }
+    }
+
+    @Test
+    void webPushFlags() {
+        ServerConfig d = ServerConfig.from(Map.of(), List.of());
+        assertEquals(false, d.engine().webPush().allowLoopbackHttp());
+        assertEquals("mailto:operator@agent-workspace.invalid", d.engine().webPush().subject());
+        ServerConfig env = ServerConfig.from(Map.of("AW_WEB_PUSH_SUBJECT", "https://ops.example.com/contact",
+                "AW_WEB_PUSH_ALLOW_LOOPBACK_HTTP", "true"), List.of());
+        assertEquals("https://ops.example.com/contact", env.engine().webPush().subject());
+        assertEquals(true, env.engine().webPush().allowLoopbackHttp());
+        ServerConfig flags = ServerConfig.from(Map.of(), List.of("--web-push-subject", "mailto:ops@example.com",
+                "--web-push-allow-loopback-http"));
+        assertEquals("mailto:ops@example.com", flags.engine().webPush().subject());
+        assertEquals(true, flags.engine().webPush().allowLoopbackHttp());
+    }
+
+    @Test
+    void theHelpListsEveryOptionWithItsEnvironmentVariable() {
+        String help = Main.usageText();
+        ServerConfig.ENV_NAMES.forEach((env, flag) -> {
+            assertTrue(help.matches("(?s).*\\n +--" + java.util.regex.Pattern.quote(flag) + "[ \\[A-Z].*"),
+                    "--" + flag + " is not in the help");
+            assertTrue(help.contains(" " + env + " "), env + " is not in the help");
+        });
     }
 }

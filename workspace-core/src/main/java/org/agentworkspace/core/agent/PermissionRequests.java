@@ -9,6 +9,7 @@ import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Executors;
@@ -54,6 +55,8 @@ public final class PermissionRequests implements AutoCloseable {
     private final Map<String, ScheduledFuture<?>> expiries = new ConcurrentHashMap<>();
     private final ScheduledExecutorService timer;
     private volatile Duration timeout = DEFAULT_TIMEOUT;
+    private final List<java.util.function.Consumer<Pending>> openListeners =
+            new java.util.concurrent.CopyOnWriteArrayList<>();
 
     PermissionRequests(RunEngine engine, ObjectMapper mapper, Clock clock) {
         this.engine = engine;
@@ -97,8 +100,25 @@ public final class PermissionRequests implements AutoCloseable {
         data.set("input", p.input());
         data.put("expiresAt", expires.toString());
         long seq = engine.note(runId, ev.toString());
-        open.computeIfPresent(p.requestId(), (k, v) -> new Pending(v.requestId(), v.runId(), v.cliRequestId(),
-                v.toolName(), v.input(), v.expiresAt(), seq));
+        Pending stored = open.computeIfPresent(p.requestId(), (k, v) -> new Pending(v.requestId(), v.runId(),
+                v.cliRequestId(), v.toolName(), v.input(), v.expiresAt(), seq));
+        if (stored != null) {
+            for (java.util.function.Consumer<Pending> l : openListeners) {
+                try {
+                    l.accept(stored);
+                } catch (RuntimeException e) {
+                    LOG.log(System.Logger.Level.WARNING, "a permission request listener failed", e);
+                }
+            }
+        }
+    }
+
+    /**
+     * Calls {@code listener} with each request once it is open and stored (a run now waits for the user). Called on
+     * the run's stdout reader: it must return quickly.
+     */
+    public void addOpenListener(java.util.function.Consumer<Pending> listener) {
+        openListeners.add(Objects.requireNonNull(listener, "listener"));
     }
 
     /** The open request with this id. */

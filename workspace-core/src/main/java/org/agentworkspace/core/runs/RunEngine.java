@@ -57,6 +57,8 @@ public final class RunEngine implements AutoCloseable {
     private final SecureRandom random = new SecureRandom();
 
     private final ConcurrentHashMap<String, ActiveRun> active = new ConcurrentHashMap<>();
+    private final List<java.util.function.Consumer<String>> endListeners =
+            new java.util.concurrent.CopyOnWriteArrayList<>();
     private final ReentrantLock schedule = new ReentrantLock();
     private final ArrayDeque<ActiveRun> queue = new ArrayDeque<>();
     private final Map<String, Integer> runningByProvider = new HashMap<>();
@@ -411,6 +413,22 @@ public final class RunEngine implements AutoCloseable {
     /** Called when a run's terminal status is committed: from now on readers use the store only. */
     void ended(ActiveRun run) {
         active.remove(run.id, run);
+        for (java.util.function.Consumer<String> l : endListeners) {
+            try {
+                l.accept(run.id);
+            } catch (RuntimeException e) {
+                LOG.log(System.Logger.Level.WARNING, "a run end listener failed", e);
+            }
+        }
+    }
+
+    /**
+     * Calls {@code listener} with the run's id once a run this engine owns has its terminal status stored (runs a
+     * previous process left behind and {@link #open} marks failed are not reported). It is called on the thread
+     * that stored the status: it must return quickly and hand any real work to a thread of its own.
+     */
+    public void addEndListener(java.util.function.Consumer<String> listener) {
+        endListeners.add(Objects.requireNonNull(listener, "listener"));
     }
 
     private void requireExists(String runId) {

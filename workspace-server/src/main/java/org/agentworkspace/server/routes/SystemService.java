@@ -8,6 +8,7 @@ import java.util.Map;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.Optional;
 
 import io.helidon.http.HeaderNames;
 import io.helidon.http.HeaderValues;
@@ -23,6 +24,8 @@ import org.agentworkspace.core.system.UpdateEvent;
 import org.agentworkspace.core.system.UpdateJob;
 import org.agentworkspace.core.system.UpdateOutcome;
 import org.agentworkspace.server.ProcessExit;
+import org.agentworkspace.core.notifications.Notification;
+import org.agentworkspace.core.notifications.Notifications;
 import org.agentworkspace.server.http.Access;
 import org.agentworkspace.server.http.ApiService;
 import org.agentworkspace.server.http.BuildInfo;
@@ -33,7 +36,8 @@ import org.agentworkspace.server.http.OpenApiDocument;
 import org.agentworkspace.server.http.RouteTable;
 
 /**
- * Health, the OpenAPI document, the per-user server event stream, self-update and restart.
+ * Health, the OpenAPI document, the per-user server event stream (with in-app notifications), self-update
+ * and restart.
  *
  * <p>{@code POST /api/system/update} runs an update ({@link SystemUpdater}) and streams its events; when it put new
  * code in place ({@code done} with {@code selfRestarting: true}) the process exits with code 42 once the stream has
@@ -57,13 +61,15 @@ public final class SystemService extends ApiService {
     private final OpenApiDocument openApi;
     private final Authentication auth;
     private final Json json;
+    private final Notifications notifications;
     private final SystemUpdater updater;
     private final ProcessExit exit;
     private final AtomicBoolean exiting = new AtomicBoolean();
 
-    public SystemService(BuildInfo build, OpenApiDocument openApi, Authentication auth, Json json,
-                         SystemUpdater updater, ProcessExit exit, Guard guard, RouteTable table) {
+    public SystemService(BuildInfo build, OpenApiDocument openApi, Authentication auth, Notifications notifications,
+                         Json json, SystemUpdater updater, ProcessExit exit, Guard guard, RouteTable table) {
         super("system", guard, table);
+        this.notifications = notifications;
         this.build = build;
         this.openApi = openApi;
         this.auth = auth;
@@ -238,34 +244,65 @@ public final class SystemService extends ApiService {
 
     /**
      * Server-sent events for the signed-in user: {@code ready} once ({@code {version, user}}), then
-     * {@code heartbeat} every 15 s. The stream ends with an {@code error} event when the credential that opened it
-     * is revoked (key deactivated or deleted, account deleted) — checked every 2 s.
+     * {@code notification} for each in-app notification raised for the user (when the credential holds
+     * {@code tasks:read}; a session holds every scope), and {@code heartbeat} every 15 s. Every event carries the id
+     * of the newest notification the stream has delivered (the stream's cursor), so a client that reconnects with
+     * {@code Last-Event-ID} first gets the notifications it missed (as far as the bounded list still holds them);
+     * without the header the stream starts after the newest one. The stream ends with an {@code error} event when
+     * the credential that opened it is revoked (key deactivated or deleted, account deleted) — checked every 2 s.
      */
     private void events(Call call) throws InterruptedException {
         Principal p = call.principal();
+        long user = p.user().id();
+        boolean notify = p.has(Scope.TASKS_READ);
+        long cursor = lastEventId(call).orElseGet(() -> notifications.cursor(user));
         try (SseSink sink = call.response().sink(SseSink.TYPE)) {
-            long seq = 1;
             Map<String, Object> ready = new LinkedHashMap<>();
             ready.put("version", build.version());
             ready.put("user", Map.of("id", p.user().id(), "username", p.user().username()));
-            sink.emit(event(seq++, "ready", ready));
-            long sinceBeat = 0;
+            sink.emit(event(cursor, "ready", ready));
+            long now = System.nanoTime();
+            long nextCheck = now + RECHECK.toNanos();
+            long nextBeat = now + HEARTBEAT.toNanos();
             while (true) {
-                Thread.sleep(RECHECK.toMillis());
-                sinceBeat += RECHECK.toMillis();
-                if (!auth.stillValid(p)) {
-                    sink.emit(event(seq, "error", Map.of("code", "CREDENTIAL_REVOKED",
-                            "message", "the credential that opened this stream is no longer valid")));
-                    return;
+                Duration wait = Duration.ofNanos(Math.max(0, Math.min(nextCheck, nextBeat) - System.nanoTime()));
+                if (notify) {
+                    for (Notification n : notifications.awaitAfter(user, cursor, wait)) {
+                        sink.emit(event(n.id(), "notification", n.view()));
+                        cursor = n.id();
+                    }
+                } else {
+                    Thread.sleep(wait.toMillis());
                 }
-                if (sinceBeat >= HEARTBEAT.toMillis()) {
-                    sinceBeat = 0;
-                    sink.emit(event(seq++, "heartbeat", Map.of("timestamp", Instant.now().toString())));
+                now = System.nanoTime();
+                if (now - nextCheck >= 0) {
+                    nextCheck = now + RECHECK.toNanos();
+                    if (!auth.stillValid(p)) {
+                        sink.emit(event(cursor, "error", Map.of("code", "CREDENTIAL_REVOKED",
+                                "message", "the credential that opened this stream is no longer valid")));
+                        return;
+                    }
+                }
+                if (now - nextBeat >= 0) {
+                    nextBeat = now + HEARTBEAT.toNanos();
+                    sink.emit(event(cursor, "heartbeat", Map.of("timestamp", Instant.now().toString())));
                 }
             }
         } catch (java.io.UncheckedIOException e) {
             // the client went away
         }
+    }
+
+    /** A numeric {@code Last-Event-ID}; anything else is ignored (the stream then starts at the newest). */
+    private static Optional<Long> lastEventId(Call call) {
+        return call.request().headers().first(HeaderNames.create("Last-Event-ID")).flatMap(v -> {
+            try {
+                long n = Long.parseLong(v.strip());
+                return n >= 0 ? Optional.of(n) : Optional.empty();
+            } catch (NumberFormatException e) {
+                return Optional.empty();
+            }
+        });
     }
 
     private SseEvent event(long id, String name, Object data) {

@@ -1,0 +1,418 @@
+package org.agentworkspace.core.notifications;
+
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.Iterator;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.concurrent.ArrayBlockingQueue;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.ThreadPoolExecutor;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.Condition;
+import java.util.concurrent.locks.ReentrantLock;
+
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+
+import org.agentworkspace.api.WorkspaceException;
+import org.agentworkspace.core.agent.AgentRuns;
+import org.agentworkspace.core.agent.PermissionRequests;
+import org.agentworkspace.core.agent.RunSummary;
+import org.agentworkspace.core.runs.RunInfo;
+import org.agentworkspace.core.runs.RunStatus;
+import org.agentworkspace.core.secrets.SecretBox;
+import org.agentworkspace.core.settings.NotificationPreferences;
+import org.agentworkspace.core.settings.UserSettings;
+import org.agentworkspace.core.store.Store;
+
+/**
+ * Notification delivery: the one place the engine raises a notification, checks the user's
+ * {@link NotificationPreferences} (the kind, then each channel) and hands it to the channels.
+ *
+ * <ul>
+ *   <li>{@code inApp}: a bounded per-user list in memory (the newest {@value #KEPT_PER_USER}), read by
+ *       {@link #list}, marked read by {@link #markRead}/{@link #markAllRead}, and followed live by
+ *       {@link #awaitAfter} (the server's {@code GET /api/events}). Ids grow across the whole service and across
+ *       restarts (seeded from the clock), so an SSE client that reconnects with {@code Last-Event-ID} gets what it
+ *       missed, as far as the list still holds it. The list does not survive a restart.</li>
+ *   <li>{@code webPush}: an encrypted message to each of the user's push subscriptions ({@link WebPush}).</li>
+ * </ul>
+ *
+ * Sources are attached with {@link #attach}: the end of every run whose metadata names a {@code userId}
+ * ({@code stop} when it succeeded, {@code error} when it failed or timed out; a cancelled run raises nothing, the
+ * user stopped it) and every tool-permission request of an interactive run ({@code actionRequired}). Their work
+ * (reading the run's summary, the preferences, encrypting) runs on a worker thread of this component behind a
+ * bounded queue, never on the run's threads.
+ */
+public final class Notifications implements AutoCloseable {
+    private static final System.Logger LOG = System.getLogger(Notifications.class.getName());
+    /** Notifications kept per user for the list and for reconnecting streams. */
+    public static final int KEPT_PER_USER = 200;
+    /** Most entries one list call returns. */
+    public static final int MAX_LIMIT = 200;
+    private static final int QUEUE = 1024;
+
+    /** Where a notification points, all optional. */
+    public record Context(String projectName, String sessionId, String runId) {
+        public static final Context NONE = new Context(null, null, null);
+    }
+
+    private final UserSettings settings;
+    private final Clock clock;
+    private final WebPush webPush;
+    private final ObjectMapper mapper = new ObjectMapper();
+    private final Map<Long, Inbox> inboxes = new ConcurrentHashMap<>();
+    private final ReentrantLock idLock = new ReentrantLock();
+    private long lastId;
+    private final ThreadPoolExecutor worker;
+    private final java.util.Set<Object> attachedEngines =
+            java.util.Collections.synchronizedSet(java.util.Collections.newSetFromMap(new java.util.IdentityHashMap<>()));
+    private final java.util.Set<Object> attachedPermissions =
+            java.util.Collections.synchronizedSet(java.util.Collections.newSetFromMap(new java.util.IdentityHashMap<>()));
+
+    private Notifications(UserSettings settings, Clock clock, WebPush webPush) {
+        this.settings = settings;
+        this.clock = clock;
+        this.webPush = webPush;
+        this.lastId = clock.millis();
+        this.worker = new ThreadPoolExecutor(1, 1, 30, TimeUnit.SECONDS, new ArrayBlockingQueue<>(QUEUE), r -> {
+            Thread t = new Thread(r, "aw-notifications");
+            t.setDaemon(true);
+            return t;
+        }, new ThreadPoolExecutor.AbortPolicy());
+        this.worker.allowCoreThreadTimeOut(true);
+    }
+
+    public static Notifications create(Store store, UserSettings settings, SecretBox box, Clock clock,
+                                       WebPushSettings webPush) {
+        return new Notifications(Objects.requireNonNull(settings), Objects.requireNonNull(clock),
+                new WebPush(store, box, clock, webPush));
+    }
+
+    /** The Web Push side: VAPID public key, subscriptions. */
+    public WebPush webPush() {
+        return webPush;
+    }
+
+    /**
+     * Raises a notification for the user, as their preferences allow.
+     *
+     * @return the in-app notification, or empty when the kind is off or the in-app channel is off
+     */
+    public Optional<Notification> raise(long userId, NotificationKind kind, String title, String body, Context where) {
+        NotificationPreferences prefs = settings.notifications(userId);
+        if (!kind.enabledIn(prefs) || !(prefs.inApp() || prefs.webPush())) {
+            return Optional.empty();
+        }
+        Context c = where == null ? Context.NONE : where;
+        Notification n = new Notification(nextId(), userId, kind, title, body, c.projectName(), c.sessionId(),
+                c.runId(), Instant.ofEpochMilli(clock.millis()), false);
+        if (prefs.webPush()) {
+            webPush.deliver(userId, pushPayload(n));
+        }
+        if (!prefs.inApp()) {
+            return Optional.empty();
+        }
+        inbox(userId).add(n);
+        return Optional.of(n);
+    }
+
+    /** The user's notifications, newest first; at most {@code limit} (1…{@value #MAX_LIMIT}). */
+    public List<Notification> list(long userId, int limit, boolean unreadOnly) {
+        if (limit < 1 || limit > MAX_LIMIT) {
+            throw WorkspaceException.Validation.of("limit must be between 1 and " + MAX_LIMIT);
+        }
+        Inbox in = inboxes.get(userId);
+        return in == null ? List.of() : in.newest(limit, unreadOnly);
+    }
+
+    /** How many of the user's kept notifications are unread. */
+    public int unreadCount(long userId) {
+        Inbox in = inboxes.get(userId);
+        return in == null ? 0 : in.unread();
+    }
+
+    /**
+     * Marks one notification read.
+     *
+     * @throws WorkspaceException.NotFound {@code NOTIFICATION_NOT_FOUND}: not the user's, unknown, or no longer kept
+     */
+    public Notification markRead(long userId, String id) {
+        long n;
+        try {
+            n = Long.parseLong(id);
+        } catch (NumberFormatException e) {
+            n = -1;
+        }
+        Inbox in = inboxes.get(userId);
+        Optional<Notification> done = in == null ? Optional.empty() : in.markRead(n);
+        return done.orElseThrow(() -> new WorkspaceException.NotFound(NotificationErrorCodes.NOTIFICATION_NOT_FOUND,
+                "no notification of yours has this id"));
+    }
+
+    /** Marks all the user's notifications read; returns how many were unread. */
+    public int markAllRead(long userId) {
+        Inbox in = inboxes.get(userId);
+        return in == null ? 0 : in.markAllRead();
+    }
+
+    /** The id of the user's newest kept notification (0 when none): where a fresh stream starts. */
+    public long cursor(long userId) {
+        Inbox in = inboxes.get(userId);
+        return in == null ? 0 : in.newestId();
+    }
+
+    /**
+     * The user's kept notifications with an id above {@code afterId}, oldest first; waits up to {@code wait} for
+     * one when there is none yet.
+     */
+    public List<Notification> awaitAfter(long userId, long afterId, Duration wait) throws InterruptedException {
+        return inbox(userId).awaitAfter(afterId, wait);
+    }
+
+    /**
+     * Connects the sources: the end of each user's run and each tool-permission request. Call once per
+     * {@link AgentRuns}.
+     */
+    public void attach(AgentRuns runs) {
+        // one end listener per run engine, even when several AgentRuns share it (each would report every run)
+        if (attachedEngines.add(runs.engine())) {
+            runs.engine().addEndListener(runId -> submit(() -> runEnded(runs, runId)));
+        }
+        if (attachedPermissions.add(runs.permissions())) {
+            runs.permissions().addOpenListener(p -> submit(() -> permissionRequested(runs, p)));
+        }
+    }
+
+    private void submit(Runnable task) {
+        try {
+            worker.execute(() -> {
+                try {
+                    task.run();
+                } catch (RuntimeException e) {
+                    LOG.log(System.Logger.Level.WARNING, "a notification could not be raised", e);
+                }
+            });
+        } catch (RejectedExecutionException e) {
+            LOG.log(System.Logger.Level.WARNING, "notification queue full (or closed): one notification dropped");
+        }
+    }
+
+    private void runEnded(AgentRuns runs, String runId) {
+        Optional<RunInfo> found = runs.engine().find(runId);
+        if (found.isEmpty()) {
+            return;
+        }
+        RunInfo info = found.get();
+        JsonNode meta = runs.metadata(info);
+        long userId = meta.path("userId").asLong(-1);
+        if (userId < 0 || info.status() == RunStatus.CANCELLED || !info.status().terminal()) {
+            return;
+        }
+        RunSummary summary = runs.summary(info);
+        String provider = displayName(info.provider());
+        String project = meta.path("projectId").asText(null);
+        String where = project == null ? "" : " in " + project;
+        Context ctx = new Context(project, summary.sessionId() != null ? summary.sessionId()
+                : meta.path("resumeSessionId").asText(null), info.id());
+        boolean ok = info.status() == RunStatus.SUCCEEDED && !Boolean.FALSE.equals(summary.success());
+        if (ok) {
+            String text = summary.text() == null || summary.text().isBlank() ? "The run ended." : summary.text();
+            raise(userId, NotificationKind.STOP, provider + " finished" + where, text, ctx);
+        } else {
+            String title = provider + (info.status() == RunStatus.TIMED_OUT ? " timed out" : " failed") + where;
+            String body = summary.error() != null && !summary.error().message().isBlank() ? summary.error().message()
+                    : info.reason() != null ? info.reason()
+                    : info.exitCode() != null ? "exit code " + info.exitCode() : "The run failed.";
+            raise(userId, NotificationKind.ERROR, title, runs.redact(info.provider(), body), ctx);
+        }
+    }
+
+    private void permissionRequested(AgentRuns runs, PermissionRequests.Pending p) {
+        Optional<RunInfo> found = runs.engine().find(p.runId());
+        if (found.isEmpty()) {
+            return;
+        }
+        RunInfo info = found.get();
+        JsonNode meta = runs.metadata(info);
+        long userId = meta.path("userId").asLong(-1);
+        if (userId < 0) {
+            return;
+        }
+        String project = meta.path("projectId").asText(null);
+        RunSummary summary = runs.summary(info);
+        String tool = p.toolName() == null || p.toolName().isBlank() ? "a tool" : p.toolName();
+        raise(userId, NotificationKind.ACTION_REQUIRED, displayName(info.provider()) + " needs your permission",
+                "Allow " + tool + "? The request expires at " + p.expiresAt() + ".",
+                new Context(project, summary.sessionId() != null ? summary.sessionId()
+                        : meta.path("resumeSessionId").asText(null), info.id()));
+    }
+
+    private static String displayName(String provider) {
+        return provider.isEmpty() ? provider : Character.toUpperCase(provider.charAt(0)) + provider.substring(1);
+    }
+
+    private byte[] pushPayload(Notification n) {
+        Map<String, Object> view = new java.util.LinkedHashMap<>(n.view());
+        view.remove("read");
+        try {
+            byte[] bytes = mapper.writeValueAsBytes(view);
+            if (bytes.length > WebPushCrypto.MAX_PLAINTEXT) {
+                view.put("body", "");
+                bytes = mapper.writeValueAsBytes(view);
+            }
+            return bytes;
+        } catch (JsonProcessingException e) {
+            throw new IllegalStateException(e);
+        }
+    }
+
+    private long nextId() {
+        idLock.lock();
+        try {
+            lastId = Math.max(lastId + 1, clock.millis());
+            return lastId;
+        } finally {
+            idLock.unlock();
+        }
+    }
+
+    private Inbox inbox(long userId) {
+        return inboxes.computeIfAbsent(userId, u -> new Inbox());
+    }
+
+    @Override
+    public void close() {
+        worker.shutdownNow();
+        webPush.close();
+    }
+
+    /** One user's kept notifications, oldest first. */
+    private static final class Inbox {
+        private final ReentrantLock lock = new ReentrantLock();
+        private final Condition added = lock.newCondition();
+        private final ArrayDeque<Notification> kept = new ArrayDeque<>();
+
+        void add(Notification n) {
+            lock.lock();
+            try {
+                // ids come from one counter but threads may add out of order: keep the deque sorted by id
+                if (kept.isEmpty() || kept.peekLast().id() < n.id()) {
+                    kept.addLast(n);
+                } else {
+                    List<Notification> all = new ArrayList<>(kept);
+                    all.add(n);
+                    all.sort(java.util.Comparator.comparingLong(Notification::id));
+                    kept.clear();
+                    kept.addAll(all);
+                }
+                while (kept.size() > KEPT_PER_USER) {
+                    kept.removeFirst();
+                }
+                added.signalAll();
+            } finally {
+                lock.unlock();
+            }
+        }
+
+        List<Notification> newest(int limit, boolean unreadOnly) {
+            lock.lock();
+            try {
+                List<Notification> out = new ArrayList<>();
+                Iterator<Notification> it = kept.descendingIterator();
+                while (it.hasNext() && out.size() < limit) {
+                    Notification n = it.next();
+                    if (!unreadOnly || !n.read()) {
+                        out.add(n);
+                    }
+                }
+                return out;
+            } finally {
+                lock.unlock();
+            }
+        }
+
+        int unread() {
+            lock.lock();
+            try {
+                return (int) kept.stream().filter(n -> !n.read()).count();
+            } finally {
+                lock.unlock();
+            }
+        }
+
+        Optional<Notification> markRead(long id) {
+            lock.lock();
+            try {
+                List<Notification> all = new ArrayList<>(kept);
+                for (int i = 0; i < all.size(); i++) {
+                    if (all.get(i).id() == id) {
+                        Notification r = all.get(i).asRead();
+                        all.set(i, r);
+                        kept.clear();
+                        kept.addAll(all);
+                        return Optional.of(r);
+                    }
+                }
+                return Optional.empty();
+            } finally {
+                lock.unlock();
+            }
+        }
+
+        int markAllRead() {
+            lock.lock();
+            try {
+                int n = 0;
+                List<Notification> all = new ArrayList<>(kept.size());
+                for (Notification x : kept) {
+                    n += x.read() ? 0 : 1;
+                    all.add(x.asRead());
+                }
+                kept.clear();
+                kept.addAll(all);
+                return n;
+            } finally {
+                lock.unlock();
+            }
+        }
+
+        long newestId() {
+            lock.lock();
+            try {
+                return kept.isEmpty() ? 0 : kept.peekLast().id();
+            } finally {
+                lock.unlock();
+            }
+        }
+
+        List<Notification> awaitAfter(long afterId, Duration wait) throws InterruptedException {
+            lock.lock();
+            try {
+                long nanos = wait.toNanos();
+                while (true) {
+                    List<Notification> out = new ArrayList<>();
+                    for (Notification n : kept) {
+                        if (n.id() > afterId) {
+                            out.add(n);
+                        }
+                    }
+                    if (!out.isEmpty() || nanos <= 0) {
+                        return out;
+                    }
+                    nanos = added.awaitNanos(nanos);
+                }
+            } finally {
+                lock.unlock();
+            }
+        }
+    }
+}

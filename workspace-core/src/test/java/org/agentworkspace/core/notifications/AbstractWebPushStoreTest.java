@@ -1,0 +1,113 @@
+package org.agentworkspace.core.notifications;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.security.SecureRandom;
+import java.security.interfaces.ECPublicKey;
+import java.time.Clock;
+import java.util.List;
+
+import org.agentworkspace.api.User;
+import org.agentworkspace.api.WorkspaceException;
+import org.agentworkspace.core.EngineConfig;
+import org.agentworkspace.core.auth.Authentication;
+import org.agentworkspace.core.secrets.SecretBox;
+import org.agentworkspace.core.store.Store;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Web Push storage on one database: the VAPID key pair made once and shared by two components on the same store,
+ * subscriptions sealed, replaced by endpoint, bounded per user, owned, and deleted with their user.
+ */
+abstract class AbstractWebPushStoreTest {
+    protected String url;
+    private Store store;
+    private SecretBox box;
+    private Authentication auth;
+
+    protected abstract String createDatabase() throws Exception;
+
+    protected abstract void dropDatabase();
+
+    @BeforeEach
+    void open() throws Exception {
+        url = createDatabase();
+        store = Store.open(url);
+        byte[] key = new byte[32];
+        new SecureRandom().nextBytes(key);
+        box = SecretBox.withKey(key);
+        auth = Authentication.create(store, Clock.systemUTC(), EngineConfig.AuthSettings.defaults());
+    }
+
+    @AfterEach
+    void close() {
+        if (store != null) {
+            store.close();
+        }
+        dropDatabase();
+    }
+
+    private WebPush webPush() {
+        return new WebPush(store, box, Clock.systemUTC(), WebPushSettings.defaults());
+    }
+
+    private static String p256dh() {
+        return P256.b64(P256.encode((ECPublicKey) P256.generate().getPublic()));
+    }
+
+    private static final String AUTH = P256.b64(new byte[16]);
+
+    @Test
+    void theKeyPairIsMadeOnceForTheStore() {
+        try (WebPush a = webPush(); WebPush b = webPush()) {
+            String key = a.publicKey();
+            assertEquals(key, b.publicKey(), "a second component (another node) reads the same pair");
+            assertTrue(P256.unb64(key).flatMap(P256::decode).isPresent());
+            String sealed = store.read(h -> h.createQuery("SELECT ciphertext FROM server_secrets WHERE name = 'vapid'")
+                    .mapTo(String.class).one());
+            assertTrue(sealed.startsWith("v1:"), "the private key is sealed");
+        }
+    }
+
+    @Test
+    void subscriptionsAreSealedReplacedBoundedAndOwned() {
+        User alice = auth.accounts().create("alice", "alice password", null, false);
+        User bob = auth.accounts().create("bob", "bobs password", null, false);
+        try (WebPush push = webPush()) {
+            String endpoint = "https://push.example.com/wpush/v2/secret-capability";
+            WebPush.Subscription first = push.subscribe(alice.id(), endpoint, p256dh(), AUTH);
+            assertEquals("https://push.example.com", first.origin());
+            String row = store.read(h -> h.createQuery("SELECT endpoint_origin || ' ' || sealed FROM "
+                    + "web_push_subscriptions").mapTo(String.class).one());
+            assertFalse(row.contains("secret-capability") || row.contains(AUTH), "endpoint and auth are sealed");
+
+            WebPush.Subscription again = push.subscribe(alice.id(), endpoint, p256dh(), AUTH);
+            assertNotEquals(first.id(), again.id());
+            assertEquals(List.of(again.id()), push.subscriptions(alice.id()).stream()
+                    .map(WebPush.Subscription::id).toList(), "the same endpoint replaces its row");
+            WebPush.Subscription moved = push.subscribe(bob.id(), endpoint, p256dh(), AUTH);
+            assertEquals(List.of(), push.subscriptions(alice.id()), "the browser now belongs to bob");
+            assertEquals(NotificationErrorCodes.PUSH_SUBSCRIPTION_NOT_FOUND, assertThrows(
+                    WorkspaceException.NotFound.class, () -> push.unsubscribe(alice.id(), moved.id())).code());
+
+            for (int i = 0; i < WebPush.MAX_SUBSCRIPTIONS_PER_USER; i++) {
+                push.subscribe(alice.id(), "https://push.example.com/" + i, p256dh(), AUTH);
+            }
+            assertEquals(NotificationErrorCodes.TOO_MANY_PUSH_SUBSCRIPTIONS, assertThrows(
+                    WorkspaceException.Conflict.class, () -> push.subscribe(alice.id(), "https://push.example.com/x",
+                            p256dh(), AUTH)).code());
+            push.subscribe(alice.id(), "https://push.example.com/0", p256dh(), AUTH);
+            assertEquals(WebPush.MAX_SUBSCRIPTIONS_PER_USER, push.subscriptions(alice.id()).size(),
+                    "replacing one of them is not a new one");
+
+            auth.accounts().delete(alice.id(), bob.id());
+            assertEquals(List.of(), push.subscriptions(bob.id()), "deleted with their user");
+        }
+    }
+}
