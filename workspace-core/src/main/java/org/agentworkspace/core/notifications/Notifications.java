@@ -3,9 +3,6 @@ package org.agentworkspace.core.notifications;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
-import java.util.ArrayDeque;
-import java.util.ArrayList;
-import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
@@ -38,11 +35,13 @@ import org.agentworkspace.core.store.Store;
  * {@link NotificationPreferences} (the kind, then each channel) and hands it to the channels.
  *
  * <ul>
- *   <li>{@code inApp}: a bounded per-user list in memory (the newest {@value #KEPT_PER_USER}), read by
- *       {@link #list}, marked read by {@link #markRead}/{@link #markAllRead}, and followed live by
- *       {@link #awaitAfter} (the server's {@code GET /api/events}). Ids grow across the whole service and across
- *       restarts (seeded from the clock), so an SSE client that reconnects with {@code Last-Event-ID} gets what it
- *       missed, as far as the list still holds it. The list does not survive a restart.</li>
+ *   <li>{@code inApp}: a bounded per-user list in the store (table {@code notifications}, the newest
+ *       {@value #KEPT_PER_USER}), read by {@link #list}, marked read by {@link #markRead}/{@link #markAllRead}, and
+ *       followed live by {@link #awaitAfter} (the server's {@code GET /api/events}). Ids grow across the whole
+ *       service and across restarts (seeded from the clock and from the largest stored id), so an SSE client that
+ *       reconnects with {@code Last-Event-ID} gets what it missed, as far as the list still holds it, also after a
+ *       restart. A stream wakes at once for what this process raises; what another server on a shared PostgreSQL
+ *       store raised it finds at its next look (the caller's wait bounds it).</li>
  *   <li>{@code webPush}: an encrypted message to each of the user's push subscriptions ({@link WebPush}).</li>
  * </ul>
  *
@@ -69,7 +68,9 @@ public final class Notifications implements AutoCloseable {
     private final Clock clock;
     private final WebPush webPush;
     private final ObjectMapper mapper = new ObjectMapper();
-    private final Map<Long, Inbox> inboxes = new ConcurrentHashMap<>();
+    private final Store store;
+    /** Per user: signalled when this process adds one of their notifications. */
+    private final Map<Long, Signal> signals = new ConcurrentHashMap<>();
     private final ReentrantLock idLock = new ReentrantLock();
     private long lastId;
     private final ThreadPoolExecutor worker;
@@ -78,11 +79,14 @@ public final class Notifications implements AutoCloseable {
     private final java.util.Set<Object> attachedPermissions =
             java.util.Collections.synchronizedSet(java.util.Collections.newSetFromMap(new java.util.IdentityHashMap<>()));
 
-    private Notifications(UserSettings settings, Clock clock, WebPush webPush) {
+    private Notifications(Store store, UserSettings settings, Clock clock, WebPush webPush) {
+        this.store = store;
         this.settings = settings;
         this.clock = clock;
         this.webPush = webPush;
-        this.lastId = clock.millis();
+        long stored = store.read(h -> h.createQuery("SELECT MAX(id) FROM notifications").mapTo(Long.class)
+                .findOne().orElse(0L));
+        this.lastId = Math.max(clock.millis(), stored);
         this.worker = new ThreadPoolExecutor(1, 1, 30, TimeUnit.SECONDS, new ArrayBlockingQueue<>(QUEUE), r -> {
             Thread t = new Thread(r, "aw-notifications");
             t.setDaemon(true);
@@ -93,7 +97,8 @@ public final class Notifications implements AutoCloseable {
 
     public static Notifications create(Store store, UserSettings settings, SecretBox box, Clock clock,
                                        WebPushSettings webPush) {
-        return new Notifications(Objects.requireNonNull(settings), Objects.requireNonNull(clock),
+        return new Notifications(Objects.requireNonNull(store), Objects.requireNonNull(settings),
+                Objects.requireNonNull(clock),
                 new WebPush(store, box, clock, webPush));
     }
 
@@ -121,8 +126,7 @@ public final class Notifications implements AutoCloseable {
         if (!prefs.inApp()) {
             return Optional.empty();
         }
-        inbox(userId).add(n);
-        return Optional.of(n);
+        return Optional.of(keep(n));
     }
 
     /** The user's notifications, newest first; at most {@code limit} (1…{@value #MAX_LIMIT}). */
@@ -130,14 +134,15 @@ public final class Notifications implements AutoCloseable {
         if (limit < 1 || limit > MAX_LIMIT) {
             throw WorkspaceException.Validation.of("limit must be between 1 and " + MAX_LIMIT);
         }
-        Inbox in = inboxes.get(userId);
-        return in == null ? List.of() : in.newest(limit, unreadOnly);
+        return store.read(h -> h.createQuery("SELECT * FROM notifications WHERE user_id = :u"
+                        + (unreadOnly ? " AND read_at IS NULL" : "") + " ORDER BY id DESC LIMIT :l")
+                .bind("u", userId).bind("l", limit).map(ROW).list());
     }
 
     /** How many of the user's kept notifications are unread. */
     public int unreadCount(long userId) {
-        Inbox in = inboxes.get(userId);
-        return in == null ? 0 : in.unread();
+        return store.read(h -> h.createQuery("SELECT COUNT(*) FROM notifications WHERE user_id = :u "
+                + "AND read_at IS NULL").bind("u", userId).mapTo(Integer.class).one());
     }
 
     /**
@@ -152,22 +157,27 @@ public final class Notifications implements AutoCloseable {
         } catch (NumberFormatException e) {
             n = -1;
         }
-        Inbox in = inboxes.get(userId);
-        Optional<Notification> done = in == null ? Optional.empty() : in.markRead(n);
+        long target = n;
+        Optional<Notification> done = store.write(h -> {
+            h.createUpdate("UPDATE notifications SET read_at = :t WHERE user_id = :u AND id = :i AND read_at IS NULL")
+                    .bind("t", clock.millis()).bind("u", userId).bind("i", target).execute();
+            return h.createQuery("SELECT * FROM notifications WHERE user_id = :u AND id = :i").bind("u", userId)
+                    .bind("i", target).map(ROW).findOne();
+        });
         return done.orElseThrow(() -> new WorkspaceException.NotFound(NotificationErrorCodes.NOTIFICATION_NOT_FOUND,
                 "no notification of yours has this id"));
     }
 
     /** Marks all the user's notifications read; returns how many were unread. */
     public int markAllRead(long userId) {
-        Inbox in = inboxes.get(userId);
-        return in == null ? 0 : in.markAllRead();
+        return store.write(h -> h.createUpdate("UPDATE notifications SET read_at = :t WHERE user_id = :u "
+                + "AND read_at IS NULL").bind("t", clock.millis()).bind("u", userId).execute());
     }
 
     /** The id of the user's newest kept notification (0 when none): where a fresh stream starts. */
     public long cursor(long userId) {
-        Inbox in = inboxes.get(userId);
-        return in == null ? 0 : in.newestId();
+        return store.read(h -> h.createQuery("SELECT MAX(id) FROM notifications WHERE user_id = :u")
+                .bind("u", userId).mapTo(Long.class).findOne().orElse(0L));
     }
 
     /**
@@ -175,7 +185,20 @@ public final class Notifications implements AutoCloseable {
      * one when there is none yet.
      */
     public List<Notification> awaitAfter(long userId, long afterId, Duration wait) throws InterruptedException {
-        return inbox(userId).awaitAfter(afterId, wait);
+        Signal signal = signals.computeIfAbsent(userId, u -> new Signal());
+        long deadline = System.nanoTime() + wait.toNanos();
+        while (true) {
+            // the generation is read before the query: an add after the query moves it, so the wait returns at once
+            long seen = signal.generation();
+            List<Notification> out = store.read(h -> h.createQuery("SELECT * FROM notifications WHERE user_id = :u "
+                            + "AND id > :a ORDER BY id LIMIT :l").bind("u", userId).bind("a", afterId)
+                    .bind("l", KEPT_PER_USER).map(ROW).list());
+            long left = deadline - System.nanoTime();
+            if (!out.isEmpty() || left <= 0) {
+                return out;
+            }
+            signal.awaitChange(seen, left);
+        }
     }
 
     /**
@@ -285,9 +308,51 @@ public final class Notifications implements AutoCloseable {
         }
     }
 
-    private Inbox inbox(long userId) {
-        return inboxes.computeIfAbsent(userId, u -> new Inbox());
+    /**
+     * Stores an in-app notification and drops the user's older ones beyond {@value #KEPT_PER_USER}. Another server
+     * on the same store may have taken the id (its clock ahead): the next one is tried.
+     */
+    private Notification keep(Notification first) {
+        Notification n = first;
+        for (int attempt = 0; ; attempt++) {
+            Notification row = n;
+            try {
+                store.write(h -> {
+                    h.createUpdate("INSERT INTO notifications (id, user_id, kind, title, body, project_name, "
+                                    + "session_id, run_id, created_at, read_at) VALUES (:id, :u, :k, :t, :b, :p, :s, "
+                                    + ":r, :c, NULL)")
+                            .bind("id", row.id()).bind("u", row.userId()).bind("k", row.kind().wireName())
+                            .bind("t", row.title()).bind("b", row.body()).bind("p", row.projectName())
+                            .bind("s", row.sessionId()).bind("r", row.runId())
+                            .bind("c", row.createdAt().toEpochMilli()).execute();
+                    Optional<Long> oldestKept = h.createQuery("SELECT id FROM notifications WHERE user_id = :u "
+                                    + "ORDER BY id DESC LIMIT 1 OFFSET :o").bind("u", row.userId())
+                            .bind("o", KEPT_PER_USER - 1).mapTo(Long.class).findOne();
+                    oldestKept.ifPresent(min -> h.createUpdate("DELETE FROM notifications WHERE user_id = :u "
+                            + "AND id < :m").bind("u", row.userId()).bind("m", min).execute());
+                    return null;
+                });
+                break;
+            } catch (RuntimeException e) {
+                if (attempt >= 5 || !Store.isUniqueViolation(e)) {
+                    throw e;
+                }
+                n = new Notification(nextId(), n.userId(), n.kind(), n.title(), n.body(), n.projectName(),
+                        n.sessionId(), n.runId(), n.createdAt(), false);
+            }
+        }
+        signals.computeIfAbsent(n.userId(), u -> new Signal()).changed();
+        return n;
     }
+
+    private static final org.jdbi.v3.core.mapper.RowMapper<Notification> ROW = (rs, ctx) -> {
+        rs.getLong("read_at");
+        boolean read = !rs.wasNull();
+        return new Notification(rs.getLong("id"), rs.getLong("user_id"),
+                NotificationKind.find(rs.getString("kind")).orElse(NotificationKind.ERROR), rs.getString("title"),
+                rs.getString("body"), rs.getString("project_name"), rs.getString("session_id"), rs.getString("run_id"),
+                Instant.ofEpochMilli(rs.getLong("created_at")), read);
+    };
 
     @Override
     public void close() {
@@ -295,120 +360,36 @@ public final class Notifications implements AutoCloseable {
         webPush.close();
     }
 
-    /** One user's kept notifications, oldest first. */
-    private static final class Inbox {
+    /** A counter a stream waits on to change: moved when this process adds one of the user's notifications. */
+    private static final class Signal {
         private final ReentrantLock lock = new ReentrantLock();
-        private final Condition added = lock.newCondition();
-        private final ArrayDeque<Notification> kept = new ArrayDeque<>();
+        private final Condition changed = lock.newCondition();
+        private long generation;
 
-        void add(Notification n) {
+        long generation() {
             lock.lock();
             try {
-                // ids come from one counter but threads may add out of order: keep the deque sorted by id
-                if (kept.isEmpty() || kept.peekLast().id() < n.id()) {
-                    kept.addLast(n);
-                } else {
-                    List<Notification> all = new ArrayList<>(kept);
-                    all.add(n);
-                    all.sort(java.util.Comparator.comparingLong(Notification::id));
-                    kept.clear();
-                    kept.addAll(all);
-                }
-                while (kept.size() > KEPT_PER_USER) {
-                    kept.removeFirst();
-                }
-                added.signalAll();
+                return generation;
             } finally {
                 lock.unlock();
             }
         }
 
-        List<Notification> newest(int limit, boolean unreadOnly) {
+        void changed() {
             lock.lock();
             try {
-                List<Notification> out = new ArrayList<>();
-                Iterator<Notification> it = kept.descendingIterator();
-                while (it.hasNext() && out.size() < limit) {
-                    Notification n = it.next();
-                    if (!unreadOnly || !n.read()) {
-                        out.add(n);
-                    }
-                }
-                return out;
+                generation++;
+                changed.signalAll();
             } finally {
                 lock.unlock();
             }
         }
 
-        int unread() {
+        void awaitChange(long seen, long nanos) throws InterruptedException {
             lock.lock();
             try {
-                return (int) kept.stream().filter(n -> !n.read()).count();
-            } finally {
-                lock.unlock();
-            }
-        }
-
-        Optional<Notification> markRead(long id) {
-            lock.lock();
-            try {
-                List<Notification> all = new ArrayList<>(kept);
-                for (int i = 0; i < all.size(); i++) {
-                    if (all.get(i).id() == id) {
-                        Notification r = all.get(i).asRead();
-                        all.set(i, r);
-                        kept.clear();
-                        kept.addAll(all);
-                        return Optional.of(r);
-                    }
-                }
-                return Optional.empty();
-            } finally {
-                lock.unlock();
-            }
-        }
-
-        int markAllRead() {
-            lock.lock();
-            try {
-                int n = 0;
-                List<Notification> all = new ArrayList<>(kept.size());
-                for (Notification x : kept) {
-                    n += x.read() ? 0 : 1;
-                    all.add(x.asRead());
-                }
-                kept.clear();
-                kept.addAll(all);
-                return n;
-            } finally {
-                lock.unlock();
-            }
-        }
-
-        long newestId() {
-            lock.lock();
-            try {
-                return kept.isEmpty() ? 0 : kept.peekLast().id();
-            } finally {
-                lock.unlock();
-            }
-        }
-
-        List<Notification> awaitAfter(long afterId, Duration wait) throws InterruptedException {
-            lock.lock();
-            try {
-                long nanos = wait.toNanos();
-                while (true) {
-                    List<Notification> out = new ArrayList<>();
-                    for (Notification n : kept) {
-                        if (n.id() > afterId) {
-                            out.add(n);
-                        }
-                    }
-                    if (!out.isEmpty() || nanos <= 0) {
-                        return out;
-                    }
-                    nanos = added.awaitNanos(nanos);
+                while (generation == seen && nanos > 0) {
+                    nanos = changed.awaitNanos(nanos);
                 }
             } finally {
                 lock.unlock();

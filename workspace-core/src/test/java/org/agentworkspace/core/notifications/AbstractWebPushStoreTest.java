@@ -22,7 +22,8 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 /**
- * Web Push storage on one database: the VAPID key pair made once and shared by two components on the same store,
+ * Notification storage on one database: the in-app list (kept across a restart, bounded, read marks, what a
+ * reconnecting stream gets); Web Push storage: the VAPID key pair made once and shared by two components on the same store,
  * subscriptions sealed, replaced by endpoint, bounded per user, owned, and deleted with their user.
  */
 abstract class AbstractWebPushStoreTest {
@@ -62,6 +63,72 @@ abstract class AbstractWebPushStoreTest {
     }
 
     private static final String AUTH = P256.b64(new byte[16]);
+
+    @Test
+    void inAppNotificationsAreKeptAcrossARestartBoundedAndPerUser() throws Exception {
+        User alice = auth.accounts().create("alice", "alice password", null, false);
+        User bob = auth.accounts().create("bob", "bob password", null, false);
+        org.agentworkspace.core.settings.UserSettings settings =
+                org.agentworkspace.core.settings.UserSettings.create(store, Clock.systemUTC());
+        long firstId;
+        long lastId;
+        try (Notifications n = Notifications.create(store, settings, box, Clock.systemUTC(),
+                WebPushSettings.defaults())) {
+            firstId = n.raise(alice.id(), NotificationKind.STOP, "Claude finished", "done",
+                    new Notifications.Context("p", "s", "r")).orElseThrow().id();
+            for (int i = 0; i < Notifications.KEPT_PER_USER + 4; i++) {
+                n.raise(alice.id(), NotificationKind.ERROR, "failed " + i, "", Notifications.Context.NONE);
+            }
+            lastId = n.raise(bob.id(), NotificationKind.STOP, "bob's", "", Notifications.Context.NONE).orElseThrow()
+                    .id();
+        }
+        // a restart: a new component over the same store
+        try (Store reopened = Store.open(url);
+             Notifications n = Notifications.create(reopened, settings, box, Clock.systemUTC(),
+                     WebPushSettings.defaults())) {
+            List<Notification> kept = n.list(alice.id(), Notifications.MAX_LIMIT, false);
+            assertEquals(Notifications.KEPT_PER_USER, kept.size(), "the newest are kept");
+            assertEquals("failed " + (Notifications.KEPT_PER_USER + 3), kept.getFirst().title());
+            assertTrue(kept.stream().noneMatch(x -> x.id() == firstId), "the oldest are not listed");
+            int stored = reopened.read(h -> h.createQuery("SELECT COUNT(*) FROM notifications WHERE user_id = :u")
+                    .bind("u", alice.id()).mapTo(Integer.class).one());
+            assertEquals(Notifications.KEPT_PER_USER, stored, "the oldest were deleted");
+            assertEquals(Notifications.KEPT_PER_USER, n.unreadCount(alice.id()));
+            Notification read = n.markRead(alice.id(), Long.toString(kept.get(5).id()));
+            assertTrue(read.read());
+            assertEquals(Notifications.KEPT_PER_USER - 1, n.unreadCount(alice.id()));
+            assertThrows(WorkspaceException.NotFound.class, () -> n.markRead(bob.id(),
+                    Long.toString(kept.get(5).id())), "not bob's");
+            assertEquals(1, n.list(bob.id(), 10, false).size());
+            // a stream that reconnects with the id of the third newest gets the two after it, oldest first
+            List<Notification> missed = n.awaitAfter(alice.id(), kept.get(2).id(), java.time.Duration.ZERO);
+            assertEquals(List.of(kept.get(1).id(), kept.get(0).id()), missed.stream().map(Notification::id).toList());
+            assertEquals(kept.getFirst().id(), n.cursor(alice.id()));
+            // ids go on growing after the restart, and a waiting stream wakes for a new one
+            java.util.concurrent.CompletableFuture<List<Notification>> waiting =
+                    java.util.concurrent.CompletableFuture.supplyAsync(() -> {
+                        try {
+                            return n.awaitAfter(alice.id(), kept.getFirst().id(), java.time.Duration.ofSeconds(20));
+                        } catch (InterruptedException e) {
+                            throw new IllegalStateException(e);
+                        }
+                    });
+            Thread.sleep(200);
+            Notification fresh = n.raise(alice.id(), NotificationKind.ACTION_REQUIRED, "needs you", "",
+                    Notifications.Context.NONE).orElseThrow();
+            assertTrue(fresh.id() > lastId);
+            assertEquals(List.of(fresh.id()), waiting.get(5, java.util.concurrent.TimeUnit.SECONDS).stream()
+                    .map(Notification::id).toList());
+            assertEquals(Notifications.KEPT_PER_USER - 1, n.markAllRead(alice.id()));
+            assertEquals(0, n.unreadCount(alice.id()));
+            assertEquals(List.of(), n.list(alice.id(), 10, true));
+        }
+        // deleted with their user
+        auth.accounts().delete(alice.id(), bob.id());
+        int rows = store.read(h -> h.createQuery("SELECT COUNT(*) FROM notifications WHERE user_id = :u")
+                .bind("u", bob.id()).mapTo(Integer.class).one());
+        assertEquals(0, rows);
+    }
 
     @Test
     void theKeyPairIsMadeOnceForTheStore() {
