@@ -46,6 +46,7 @@ public final class WorkspaceEngine implements AutoCloseable {
     private final UserSettings settings;
     private final Tasks tasks;
     private final HistoryIndex history;
+    private final org.agentworkspace.core.loop.AgentLoop agentLoop;
 
     private WorkspaceEngine(EngineConfig config, Store store, byte[] signingSecret, SecretBox secretBox,
                             Map<String, String> environment) {
@@ -56,7 +57,8 @@ public final class WorkspaceEngine implements AutoCloseable {
         this.secretBox = secretBox;
         this.userSecrets = UserSecrets.create(store, secretBox, config.clock());
         this.gitTokens = GitTokens.create(userSecrets);
-        this.projects = ProjectRegistry.create(store, config.clock(), config.dataDir(), VcsProviders.load());
+        VcsProviders vcs = VcsProviders.load();
+        this.projects = ProjectRegistry.create(store, config.clock(), config.dataDir(), vcs);
         // the history index starts first: its listing runs in the background while the rest of the engine opens
         org.agentworkspace.core.providers.ProviderPaths paths =
                 org.agentworkspace.core.providers.ProviderPaths.of(config.dataDir(), environment);
@@ -79,6 +81,8 @@ public final class WorkspaceEngine implements AutoCloseable {
             this.runs = RunEngine.open(store, config.runs(), config.clock());
             this.settings = UserSettings.create(store, config.clock());
             this.tasks = Tasks.create(store, config.clock(), Duration.ofSeconds(60));
+            this.agentLoop = org.agentworkspace.core.loop.AgentLoop.create(store, config.clock(), runs,
+                    providers.installs(), history, projects, vcs.find("git"));
         } catch (RuntimeException e) {
             history.close();
             throw e;
@@ -182,6 +186,11 @@ public final class WorkspaceEngine implements AutoCloseable {
     }
 
     /** The schema version of the store, for diagnostics. */
+    /** The administrator's production agent loop: background jobs, checkpoints, review queue, release policy. */
+    public org.agentworkspace.core.loop.AgentLoop agentLoop() {
+        return agentLoop;
+    }
+
     public int schemaVersion() {
         return store.schemaVersion();
     }
