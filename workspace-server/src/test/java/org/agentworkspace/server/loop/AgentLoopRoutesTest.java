@@ -76,6 +76,18 @@ class AgentLoopRoutesTest {
         return new String[] {s.quickStart(admin, dir), dir.toString()};
     }
 
+    static final org.agentworkspace.testkit.contract.OpenApiContract DOC =
+            org.agentworkspace.testkit.contract.OpenApiContract.bundled();
+
+    /** {@link TestServer#expect}, and the answer must conform to docs/openapi.yaml. */
+    static JsonNode conform(String method, String path, java.net.http.HttpResponse<String> res, int status) {
+        JsonNode body = expect(res, status, null);
+        List<String> violations = DOC.validateResponse(method, path, res.statusCode(), res.headers().map(),
+                res.body());
+        assertEquals(List.of(), violations, method + " " + path + " does not conform: " + res.body());
+        return body;
+    }
+
     static JsonNode await(String path, Predicate<JsonNode> done) throws InterruptedException {
         long deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();
         JsonNode last = null;
@@ -122,8 +134,9 @@ class AgentLoopRoutesTest {
                 "qwen", "projectId", p[0]), auth()), 202, null);
         String runId = run.path("runId").asText(run.path("id").asText());
         assertTrue(runId.startsWith("run_"), run.toString());
-        JsonNode jobs = await(BASE + "/jobs", j -> find(j.path("jobs"), runId) != null
+        await(BASE + "/jobs", j -> find(j.path("jobs"), runId) != null
                 && find(j.path("jobs"), runId).path("status").asText().equals("running"));
+        JsonNode jobs = conform("GET", BASE + "/jobs", s.get(BASE + "/jobs", auth()), 200);
         JsonNode job = find(jobs.path("jobs"), runId);
         assertEquals("run", job.path("kind").asText());
         assertTrue(job.path("cancellable").asBoolean());
@@ -135,7 +148,8 @@ class AgentLoopRoutesTest {
         assertFalse(index.path("cancellable").asBoolean());
         assertEquals("running", jobs.path("jobs").get(0).path("status").asText(), "running jobs come first");
 
-        JsonNode cancelled = expect(s.post(BASE + "/jobs/" + runId + "/cancel", null, auth()), 200, null);
+        JsonNode cancelled = conform("POST", BASE + "/jobs/" + runId + "/cancel", s.post(BASE + "/jobs/" + runId
+                + "/cancel", null, auth()), 200);
         assertEquals("cancelled", cancelled.path("status").asText(), cancelled.toString());
         assertFalse(cancelled.path("cancellable").asBoolean());
         JsonNode after = expect(s.get("/api/automation/runs/" + runId, auth()), 200, null);
@@ -211,8 +225,8 @@ class AgentLoopRoutesTest {
         // a second checkpoint keeps the later state: now nothing is lost and the restore goes through
         JsonNode cp2 = expect(s.post(BASE + "/checkpoints", Map.of("projectName", p[0]), auth()), 201, null);
         assertTrue(cp2.path("label").isNull());
-        JsonNode restored = expect(s.post(BASE + "/checkpoints/" + id + "/restore", Map.of("projectId", p[0]),
-                auth()), 200, null);
+        JsonNode restored = conform("POST", BASE + "/checkpoints/" + id + "/restore", s.post(BASE + "/checkpoints/"
+                + id + "/restore", Map.of("projectId", p[0]), auth()), 200);
         assertTrue(restored.path("success").asBoolean());
         assertFalse(restored.path("forced").asBoolean());
         assertEquals("one\nchanged again\n", Files.readString(dir.resolve("a.txt")));
@@ -297,7 +311,9 @@ class AgentLoopRoutesTest {
         assertEquals(0, item.path("summary").path("modified").asInt());
         assertEquals(0, item.path("summary").path("deleted").asInt());
         assertTrue(queue.path("pending").asInt() >= 1);
-        JsonNode detail = expect(s.get(BASE + "/review-queue/" + first, auth()), 200, null);
+        conform("GET", BASE + "/review-queue", s.get(BASE + "/review-queue", auth()), 200);
+        JsonNode detail = conform("GET", BASE + "/review-queue/" + first, s.get(BASE + "/review-queue/" + first,
+                auth()), 200);
         assertEquals(1, detail.path("changes").size(), detail.toString());
         assertEquals("agent-output.txt", detail.path("changes").get(0).path("path").asText());
         assertEquals("added", detail.path("changes").get(0).path("change").asText());
@@ -306,8 +322,8 @@ class AgentLoopRoutesTest {
 
         // reject with revert: the file the run wrote goes away
         assertTrue(Files.exists(dir.resolve("agent-output.txt")));
-        JsonNode rejected = expect(s.post(BASE + "/review-queue/" + first + "/reject", Map.of("note", "not wanted",
-                "revert", true), auth()), 200, null);
+        JsonNode rejected = conform("POST", BASE + "/review-queue/" + first + "/reject", s.post(BASE
+                + "/review-queue/" + first + "/reject", Map.of("note", "not wanted", "revert", true), auth()), 200);
         assertEquals("rejected", rejected.path("status").asText());
         assertEquals("not wanted", rejected.path("note").asText());
         assertEquals(TestServer.ADMIN, rejected.path("decidedBy").asText());
@@ -385,7 +401,8 @@ class AgentLoopRoutesTest {
         policy.put("minimumVersion", "1.56.0");
         policy.put("rolloutPercent", 25);
         policy.put("maintenanceWindow", window);
-        JsonNode stored = expect(s.put(BASE + "/release-policy", policy, auth()), 200, null);
+        JsonNode stored = conform("PUT", BASE + "/release-policy", s.put(BASE + "/release-policy", policy, auth()),
+                200);
         assertEquals("beta", stored.path("channel").asText());
         assertTrue(stored.path("autoUpdate").asBoolean());
         assertEquals("1.56.0", stored.path("minimumVersion").asText());
