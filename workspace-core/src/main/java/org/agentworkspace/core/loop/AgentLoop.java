@@ -16,8 +16,8 @@ import org.agentworkspace.core.runs.RunEngine;
 import org.agentworkspace.core.store.Store;
 
 /**
- * The production agent loop of one engine: {@link #jobs}, {@link #checkpoints}, {@link #reviews} and
- * {@link #releasePolicy}. Built by {@code WorkspaceEngine}; the review queue observes the engine's runs from then on.
+ * The production agent loop of one engine: {@link #jobs}, {@link #checkpoints}, {@link #reviews},
+ * {@link #releasePolicy} and {@link #ciRepairPlans}. Built by {@code WorkspaceEngine}; the review queue observes the engine's runs from then on.
  */
 public final class AgentLoop {
     private static final ObjectMapper JSON = new ObjectMapper();
@@ -27,6 +27,7 @@ public final class AgentLoop {
     private final Checkpoints checkpoints;
     private final ReviewQueue reviews;
     private final ReleasePolicies releasePolicy;
+    private final CiRepairPlans ciRepairPlans;
 
     private AgentLoop(Store store, Clock clock, RunEngine runs, InstallJobs installs, HistoryIndex history,
                       ProjectRegistry projects, Optional<VcsFactory> git) {
@@ -35,6 +36,7 @@ public final class AgentLoop {
         this.checkpoints = new Checkpoints(projects, this::busy);
         this.reviews = new ReviewQueue(store, clock, git, this::busy);
         this.releasePolicy = new ReleasePolicies(store, clock);
+        this.ciRepairPlans = new CiRepairPlans(store, clock);
     }
 
     /**
@@ -63,6 +65,10 @@ public final class AgentLoop {
 
     public ReleasePolicies releasePolicy() {
         return releasePolicy;
+    }
+
+    public CiRepairPlans ciRepairPlans() {
+        return ciRepairPlans;
     }
 
     /** True when a run of this engine is queued or running with {@code dir} as its project folder. */

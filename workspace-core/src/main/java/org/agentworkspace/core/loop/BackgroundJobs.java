@@ -121,6 +121,7 @@ public final class BackgroundJobs {
         d.put("route", route);
         d.put("projectId", text(meta, "projectId"));
         d.put("taskId", text(meta, "taskId"));
+        d.put("planId", text(meta, "planId"));
         d.put("userId", meta.path("userId").isIntegralNumber() ? meta.path("userId").asLong() : null);
         if (r.exitCode() != null) {
             d.put("exitCode", r.exitCode());
@@ -133,6 +134,7 @@ public final class BackgroundJobs {
             case "automation" -> "automation run";
             case "agent" -> "agent run";
             case "ws" -> "chat turn";
+            case CiRepairPlans.ROUTE -> "CI repair plan run";
             default -> "run";
         };
         String project = text(meta, "projectId");

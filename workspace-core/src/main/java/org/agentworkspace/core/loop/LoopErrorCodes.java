@@ -18,6 +18,8 @@ public final class LoopErrorCodes {
     public static final String WOULD_LOSE_CHANGES = "WOULD_LOSE_CHANGES";
     /** {@code Conflict}: a run is queued or running in the project; its files are not restored under it. */
     public static final String PROJECT_BUSY = "PROJECT_BUSY";
+    /** {@code NotFound}: no CI repair plan has that id. */
+    public static final String CI_REPAIR_PLAN_NOT_FOUND = "CI_REPAIR_PLAN_NOT_FOUND";
     /** {@code NotFound}: no review item has that id. */
     public static final String REVIEW_ITEM_NOT_FOUND = "REVIEW_ITEM_NOT_FOUND";
     /** {@code Conflict}: the review item was approved or rejected already. */

@@ -29,7 +29,7 @@ import org.jdbi.v3.core.JdbiException;
 
 /**
  * The review queue. As a {@link RunObserver} it records the working tree of every unattended run (routes
- * {@code automation}, {@code task} and {@code agent}; chat turns have their user watching) started in the root of a
+ * {@code automation}, {@code task}, {@code agent} and {@code ci-repair}; chat turns have their user watching) started in the root of a
  * git working tree: a snapshot when the process is about to start ({@code refs/agent-workspace/runs/<runId>/before})
  * and one when the run has ended ({@code …/after}). A run that changed no file leaves no item and no refs; one that
  * did becomes a {@code pending} item with its counts, until an administrator approves or rejects it. Rejecting may
@@ -38,7 +38,7 @@ import org.jdbi.v3.core.JdbiException;
 public final class ReviewQueue implements RunObserver {
     private static final System.Logger LOG = System.getLogger(ReviewQueue.class.getName());
     static final String PREFIX = Vcs.SNAPSHOT_REFS + "runs/";
-    static final Set<String> ROUTES = Set.of("automation", "task", "agent");
+    static final Set<String> ROUTES = Set.of("automation", "task", "agent", CiRepairPlans.ROUTE);
     static final int MAX_NOTE = 2000;
     private static final int MAX_LIST = 200;
     private static final ObjectMapper JSON = new ObjectMapper();

@@ -13,7 +13,17 @@ import org.agentworkspace.api.Scope;
 import org.agentworkspace.api.WorkspaceException;
 import org.agentworkspace.api.vcs.TreeChange;
 import org.agentworkspace.api.vcs.TreeChanges;
+import java.nio.file.Path;
+
+import org.agentworkspace.core.agent.AgentErrorCodes;
+import org.agentworkspace.core.agent.AgentRunRequest;
+import org.agentworkspace.core.agent.AgentRuns;
+import org.agentworkspace.core.agent.RunSummary;
 import org.agentworkspace.core.loop.AgentLoop;
+import org.agentworkspace.core.loop.CiRepairPlans;
+import org.agentworkspace.core.runs.RunHandle;
+import org.agentworkspace.core.runs.RunInfo;
+import org.agentworkspace.core.runs.RunStatus;
 import org.agentworkspace.core.loop.BackgroundJob;
 import org.agentworkspace.core.loop.Checkpoint;
 import org.agentworkspace.core.loop.Checkpoints;
@@ -29,7 +39,7 @@ import org.agentworkspace.server.http.RouteTable;
 
 /**
  * The administrator's production agent loop ({@code /api/production-agent-loop/*}): background jobs, workspace
- * checkpoints, the review queue and the desktop release policy. Every route is administrator-only; API keys need
+ * checkpoints, the review queue, CI repair plans and the desktop release policy. Every route is administrator-only; API keys need
  * {@code orchestration:read} to read and {@code orchestration:write} to change. A thin mapping of
  * {@link AgentLoop}; see docs/agent-loop.md.
  */
@@ -38,10 +48,12 @@ public final class AgentLoopService extends ApiService {
     private static final int DETAIL_CHANGES = 500;
 
     private final AgentLoop loop;
+    private final AgentRuns runs;
 
-    public AgentLoopService(AgentLoop loop, Guard guard, RouteTable table) {
+    public AgentLoopService(AgentLoop loop, AgentRuns runs, Guard guard, RouteTable table) {
         super("production agent loop", guard, table);
         this.loop = loop;
+        this.runs = runs;
     }
 
     @Override
@@ -59,6 +71,9 @@ public final class AgentLoopService extends ApiService {
                 .get(BASE + "/review-queue/{itemId}", read, this::reviewItem)
                 .post(BASE + "/review-queue/{itemId}/approve", write, c -> decide(c, true))
                 .post(BASE + "/review-queue/{itemId}/reject", write, c -> decide(c, false))
+                .get(BASE + "/ci-repair-plans", read, this::plans)
+                .post(BASE + "/ci-repair-plans", write, this::createPlan)
+                .get(BASE + "/ci-repair-plans/{planId}", read, this::plan)
                 .get(BASE + "/release-policy", read, this::releasePolicy)
                 .put(BASE + "/release-policy", write, this::putReleasePolicy);
     }
@@ -213,6 +228,79 @@ public final class AgentLoopService extends ApiService {
             m.put("changes", changes.changes().stream().map(c -> Map.of("path", c.path(), "change",
                     c.kind().wireName())).toList());
             m.put("changesTruncated", changes.truncated());
+        }
+        return m;
+    }
+
+    // ------------------------------------------------------------------ CI repair plans
+
+    private void createPlan(Call call) {
+        JsonNode body = call.body();
+        for (var it = body.fieldNames(); it.hasNext(); ) {
+            String f = it.next();
+            if (!List.of("projectId", "projectName", "ciLog", "failingJob", "agentType", "model").contains(f)) {
+                throw WorkspaceException.Validation.of("unknown field " + f.substring(0, Math.min(64, f.length())));
+            }
+        }
+        String project = project(body);
+        String agentType = Call.optionalString(body, "agentType").filter(s -> !s.isBlank()).orElse("claude");
+        runs.provider(agentType);
+        String model = Call.optionalString(body, "model").filter(s -> !s.isBlank()).orElse(null);
+        String failingJob = Call.optionalString(body, "failingJob").orElse(null);
+        CiRepairPlans.Prompt prompt = CiRepairPlans.prompt(Call.optionalString(body, "ciLog").orElse(null),
+                failingJob);
+        Path dir = runs.settings().projects().find(project).orElseThrow(() -> new WorkspaceException.NotFound(
+                AgentErrorCodes.PROJECT_NOT_FOUND, "no such project"));
+        CiRepairPlans plans = loop.ciRepairPlans();
+        String id = plans.newId();
+        Map<String, Object> meta = new LinkedHashMap<>();
+        meta.put("route", CiRepairPlans.ROUTE);
+        meta.put("userId", call.principal().user().id());
+        meta.put("projectId", project);
+        meta.put("planId", id);
+        RunHandle handle = runs.start(new AgentRunRequest(agentType, prompt.text(), dir, model, null, meta));
+        CiRepairPlans.Plan p = plans.record(id, project, handle.id(), agentType, model, failingJob, prompt,
+                call.principal().user().username());
+        call.send(Status.ACCEPTED_202, view(p, false));
+    }
+
+    private void plans(Call call) {
+        String project = call.query("projectId").or(() -> call.query("projectName")).filter(s -> !s.isBlank())
+                .orElse(null);
+        call.ok(Map.of("plans", loop.ciRepairPlans().list(project).stream().map(p -> view(p, false)).toList()));
+    }
+
+    private void plan(Call call) {
+        call.ok(view(loop.ciRepairPlans().get(call.pathParam("planId")), true));
+    }
+
+    private Map<String, Object> view(CiRepairPlans.Plan p, boolean withText) {
+        Optional<RunInfo> run = runs.engine().find(p.runId());
+        Map<String, Object> m = new LinkedHashMap<>();
+        m.put("id", p.id());
+        m.put("projectId", p.projectId());
+        m.put("agentType", p.agentType());
+        m.put("model", p.model());
+        m.put("failingJob", p.failingJob());
+        m.put("runId", p.runId());
+        m.put("status", run.map(r -> CiRepairPlans.status(r.status())).orElse("failed"));
+        m.put("logBytes", p.logBytes());
+        m.put("logLinesUsed", p.logLinesUsed());
+        m.put("createdBy", p.createdBy());
+        m.put("createdAt", time(p.createdAt()));
+        m.put("finishedAt", time(run.map(RunInfo::finishedAt).orElse(null)));
+        if (withText) {
+            RunSummary summary = run.map(runs::summary).orElse(null);
+            boolean ready = run.isPresent() && run.get().status() == RunStatus.SUCCEEDED;
+            m.put("plan", ready && summary != null ? summary.text() : null);
+            String error = null;
+            if (run.isEmpty()) {
+                error = "the plan's run is no longer stored";
+            } else if (run.get().status().terminal() && !ready) {
+                error = summary != null && summary.error() != null ? summary.error().message()
+                        : run.get().reason();
+            }
+            m.put("error", error);
         }
         return m;
     }

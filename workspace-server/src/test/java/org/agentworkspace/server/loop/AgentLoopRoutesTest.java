@@ -51,6 +51,8 @@ class AgentLoopRoutesTest {
         // qwen streams for a long time (a run to cancel); claude writes a file into its project like a tool would
         env.put("qwen", Map.of("AW_FAKE_EVENTS", "100000", "AW_FAKE_DELAY_MS", "100"));
         env.put("claude", Map.of("AW_FAKE_WRITE_FILE", "agent-output.txt"));
+        // gemini writes its argv down: the CI repair prompt it was given
+        env.put("gemini", Map.of("AW_FAKE_ARGS_FILE", tmp.resolve("gemini-args.txt").toString()));
         s = TestServer.start(c -> c.withEngine(c.engine().withRuns(c.engine().runs()
                         .withKillGrace(Duration.ofMillis(200))))
                 .withAgent(AgentSettings.defaults().withBinaries(Map.of("*", bin)).withProviderEnv(env)
@@ -383,6 +385,77 @@ class AgentLoopRoutesTest {
         String id = run.path("runId").asText(run.path("id").asText());
         await("/api/automation/runs/" + id, r -> r.path("status").asText().matches("succeeded|completed|failed"));
         return id;
+    }
+
+    // ------------------------------------------------------------------ CI repair plans
+
+    @Test
+    void aCiRepairPlanIsDraftedFromTheLogsTail() throws Exception {
+        String[] p = repo("ci-project");
+        StringBuilder log = new StringBuilder();
+        for (int i = 1; i <= 500; i++) {
+            log.append(i % 50 == 0 ? "\u001B[31mline " + i + " red\u001B[0m" : "line " + i).append('\n');
+        }
+        log.append("ERROR: FooTest.bar failed: expected 2 but was 3\n\n\n");
+        Map<String, Object> body = new LinkedHashMap<>();
+        body.put("projectId", p[0]);
+        body.put("ciLog", log.toString());
+        body.put("failingJob", "unit tests");
+        body.put("agentType", "gemini");
+        JsonNode plan = conform("POST", BASE + "/ci-repair-plans", s.post(BASE + "/ci-repair-plans", body, auth()),
+                202);
+        String id = plan.path("id").asText();
+        assertTrue(id.matches("plan_[0-9a-z]{16}"), plan.toString());
+        assertEquals("gemini", plan.path("agentType").asText());
+        assertEquals("unit tests", plan.path("failingJob").asText());
+        assertEquals(200, plan.path("logLinesUsed").asInt());
+        assertEquals(log.toString().getBytes(java.nio.charset.StandardCharsets.UTF_8).length,
+                plan.path("logBytes").asLong());
+        assertTrue(plan.path("runId").asText().startsWith("run_"));
+
+        JsonNode ready = await(BASE + "/ci-repair-plans/" + id, n -> !n.path("status").asText().equals("drafting"));
+        conform("GET", BASE + "/ci-repair-plans/" + id, s.get(BASE + "/ci-repair-plans/" + id, auth()), 200);
+        assertEquals("ready", ready.path("status").asText(), ready.toString());
+        assertFalse(ready.path("plan").asText("").isBlank(), "the agent's answer is the plan: " + ready);
+        assertTrue(ready.path("error").isNull());
+        String argv = Files.readString(tmp.resolve("gemini-args.txt"));
+        assertTrue(argv.contains("ERROR: FooTest.bar failed: expected 2 but was 3"), argv);
+        assertTrue(argv.contains("line 500 red") && argv.contains("line 302\n"), "the tail, escapes removed");
+        assertFalse(argv.contains("line 301\n"), "only the last 200 lines reach the agent");
+        assertFalse(argv.contains("\u001B"), "no escape character reaches the agent");
+        assertTrue(argv.contains("(job: unit tests)") && argv.contains("do not change any file"), argv);
+
+        JsonNode list = conform("GET", BASE + "/ci-repair-plans?projectId=" + p[0], s.get(BASE
+                + "/ci-repair-plans?projectId=" + p[0], auth()), 200);
+        assertEquals(1, list.path("plans").size());
+        assertEquals(id, list.path("plans").get(0).path("id").asText());
+        assertTrue(list.path("plans").get(0).path("plan").isMissingNode(), "the list leaves the text out");
+        assertNotNull(find(expect(s.get(BASE + "/ci-repair-plans", auth()), 200, null).path("plans"), id));
+        assertEquals(0, expect(s.get(BASE + "/ci-repair-plans?projectId=other", auth()), 200, null).path("plans")
+                .size());
+        // the plan run changed no file: nothing to review
+        assertEquals(null, find(expect(s.get(BASE + "/review-queue", auth()), 200, null).path("items"),
+                plan.path("runId").asText()));
+
+        Map<String, Object> bad = new LinkedHashMap<>(body);
+        bad.remove("ciLog");
+        expect(s.post(BASE + "/ci-repair-plans", bad, auth()), 400, "VALIDATION_FAILED");
+        bad.put("ciLog", "   ");
+        expect(s.post(BASE + "/ci-repair-plans", bad, auth()), 400, "VALIDATION_FAILED");
+        bad.put("ciLog", "x");
+        bad.put("failingJob", "two\nlines");
+        expect(s.post(BASE + "/ci-repair-plans", bad, auth()), 400, "VALIDATION_FAILED");
+        bad.put("failingJob", "ok");
+        bad.put("agentType", "nobody");
+        expect(s.post(BASE + "/ci-repair-plans", bad, auth()), 400, "UNKNOWN_PROVIDER");
+        bad.put("agentType", "gemini");
+        bad.put("projectId", "no-such-project");
+        expect(s.post(BASE + "/ci-repair-plans", bad, auth()), 404, "PROJECT_NOT_FOUND");
+        bad.put("projectId", p[0]);
+        bad.put("repoToken", "x");
+        expect(s.post(BASE + "/ci-repair-plans", bad, auth()), 400, "VALIDATION_FAILED");
+        expect(s.get(BASE + "/ci-repair-plans/plan_0000000000000000", auth()), 404, "CI_REPAIR_PLAN_NOT_FOUND");
+        expect(s.get(BASE + "/ci-repair-plans/whatever", auth()), 404, "CI_REPAIR_PLAN_NOT_FOUND");
     }
 
     // ------------------------------------------------------------------ release policy

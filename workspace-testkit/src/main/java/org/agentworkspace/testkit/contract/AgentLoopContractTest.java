@@ -25,7 +25,8 @@ import org.junit.jupiter.api.Test;
 /**
  * The administrator's production agent loop ({@code /api/production-agent-loop/*}): every route wants a credential,
  * an administrator account and, for a key, {@code orchestration:read} / {@code orchestration:write}; the read
- * routes have their documented shapes; the release policy round-trips, refuses bad documents without change, and is
+ * routes have their documented shapes (CI repair plans only with requests refused before a run starts); the release
+ * policy round-trips, refuses bad documents without change, and is
  * put back as it was; a folder that is not a repository cannot be checkpointed. Local only: a checkpoint of a git
  * repository prepared on this host is created, listed, restored and deleted.
  */
@@ -132,6 +133,16 @@ class AgentLoopContractTest extends ProjectsFixture {
                 .expectError(404, "REVIEW_ITEM_NOT_FOUND");
         client.post(BASE + "/review-queue/run_contractnosuch/approve").as(session).json(Map.of()).send()
                 .expectError(404, "REVIEW_ITEM_NOT_FOUND");
+
+        client.get(BASE + "/ci-repair-plans").as(session).send().expectStatus(200);
+        client.get(BASE + "/ci-repair-plans/plan_0000000000000000").as(session).send()
+                .expectError(404, "CI_REPAIR_PLAN_NOT_FOUND");
+        // refused before anything starts: no agent runs on the target
+        client.post(BASE + "/ci-repair-plans").as(session).json(ContractClient.body("projectId",
+                "contract-missing-00000000")).send().expectError(400, "VALIDATION_FAILED");
+        client.post(BASE + "/ci-repair-plans").as(session).json(ContractClient.body("projectId",
+                "contract-missing-00000000", "ciLog", "x", "failingJob", "two\nlines")).send()
+                .expectError(400, "VALIDATION_FAILED");
     }
 
     @Test

@@ -32,3 +32,19 @@ CREATE TABLE agent_loop_reviews (
     ended_at BIGINT
 );
 CREATE INDEX agent_loop_reviews_status ON agent_loop_reviews (status, ended_at);
+
+-- CI repair plans: a run (table runs, route 'ci-repair') asked to draft a repair plan from the tail of a failing CI
+-- log. The plan's state and text are the run's; the log itself is not kept (only its size and the lines used).
+CREATE TABLE agent_loop_ci_plans (
+    id TEXT PRIMARY KEY,
+    project_id TEXT NOT NULL,
+    run_id TEXT NOT NULL,
+    agent_type TEXT NOT NULL,
+    model TEXT,
+    failing_job TEXT,
+    log_bytes BIGINT NOT NULL,
+    log_lines_used INTEGER NOT NULL,
+    created_by TEXT,
+    created_at BIGINT NOT NULL
+);
+CREATE INDEX agent_loop_ci_plans_project ON agent_loop_ci_plans (project_id, created_at);
