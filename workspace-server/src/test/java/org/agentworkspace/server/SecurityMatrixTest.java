@@ -132,7 +132,9 @@ class SecurityMatrixTest {
         String path = r.path().replace("{keyId}", key[0]).replace("{userId}", bobId).replace("{projectName}", project)
                 .replace("{runId}", "run_none").replace("{taskId}", "task_none").replace("{workflowId}", "agent_team")
                 .replace("{provider}", "claude").replace("{jobId}", "no-such-job").replace("{fileId}", "settings")
-                .replace("{name}", "matrix-server").replace("{sessionId}", "no-such-session");
+                .replace("{name}", "matrix-server").replace("{sessionId}", "no-such-session")
+                .replace("{checkpointId}", "cp_000000000000").replace("{itemId}", "run_none")
+                .replace("{planId}", "plan_none");
         return switch (r.method() + " " + r.path()) {
             case "GET /api/projects/{projectName}/file" -> path + "?path=a.txt";
             case "GET /api/projects/{projectName}/files" -> path + "?path=dir";

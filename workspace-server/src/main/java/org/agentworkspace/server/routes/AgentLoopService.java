@@ -120,6 +120,7 @@ public final class AgentLoopService extends ApiService {
 
     private void createCheckpoint(Call call) {
         JsonNode body = call.body();
+        only(body, "projectId", "projectName", "label");
         String project = project(body);
         Optional<String> label = Call.optionalString(body, "label");
         call.created(view(loop.checkpoints().create(project, label.orElse(null),
@@ -137,10 +138,22 @@ public final class AgentLoopService extends ApiService {
 
     private void restoreCheckpoint(Call call) {
         JsonNode body = call.body();
+        only(body, "projectId", "projectName", "force");
         Checkpoints.Restored r = loop.checkpoints().restore(project(body), call.pathParam("checkpointId"),
                 Call.optionalBoolean(body, "force", false));
         call.ack("checkpoint", view(r.checkpoint()), "written", r.written(), "deleted", r.deleted(),
                 "forced", r.forced());
+    }
+
+    /** Refuses a body field the route does not know (400 {@code VALIDATION_FAILED}), so a typo is not ignored. */
+    private static void only(JsonNode body, String... fields) {
+        List<String> known = List.of(fields);
+        for (var it = body.fieldNames(); it.hasNext(); ) {
+            String f = it.next();
+            if (!known.contains(f)) {
+                throw WorkspaceException.Validation.of("unknown field " + f.substring(0, Math.min(64, f.length())));
+            }
+        }
     }
 
     private static String projectQuery(Call call) {
@@ -184,11 +197,10 @@ public final class AgentLoopService extends ApiService {
 
     private void decide(Call call, boolean approve) {
         JsonNode body = call.body();
-        for (var it = body.fieldNames(); it.hasNext(); ) {
-            String f = it.next();
-            if (!(approve ? List.of("note") : List.of("note", "revert", "force")).contains(f)) {
-                throw WorkspaceException.Validation.of("unknown field " + f.substring(0, Math.min(64, f.length())));
-            }
+        if (approve) {
+            only(body, "note");
+        } else {
+            only(body, "note", "revert", "force");
         }
         ReviewQueue.Decided d = loop.reviews().decide(call.pathParam("itemId"), approve,
                 Call.optionalString(body, "note").orElse(null), call.principal().user().username(),
@@ -236,12 +248,7 @@ public final class AgentLoopService extends ApiService {
 
     private void createPlan(Call call) {
         JsonNode body = call.body();
-        for (var it = body.fieldNames(); it.hasNext(); ) {
-            String f = it.next();
-            if (!List.of("projectId", "projectName", "ciLog", "failingJob", "agentType", "model").contains(f)) {
-                throw WorkspaceException.Validation.of("unknown field " + f.substring(0, Math.min(64, f.length())));
-            }
-        }
+        only(body, "projectId", "projectName", "ciLog", "failingJob", "agentType", "model");
         String project = project(body);
         String agentType = Call.optionalString(body, "agentType").filter(s -> !s.isBlank()).orElse("claude");
         runs.provider(agentType);

@@ -268,6 +268,8 @@ class AgentLoopRoutesTest {
     void checkpointRequestsAreValidated() throws Exception {
         String[] p = repo("cp-invalid");
         expect(s.post(BASE + "/checkpoints", Map.of(), auth()), 400, "VALIDATION_FAILED");
+        expect(s.post(BASE + "/checkpoints", Map.of("projectId", p[0], "lable", "typo"), auth()), 400,
+                "VALIDATION_FAILED");
         expect(s.post(BASE + "/checkpoints", Map.of("projectId", p[0], "label", "x".repeat(201)), auth()), 400,
                 "VALIDATION_FAILED");
         expect(s.post(BASE + "/checkpoints", Map.of("projectId", p[0], "label", "two\nlines"), auth()), 400,
