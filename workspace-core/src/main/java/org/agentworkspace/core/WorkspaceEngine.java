@@ -200,6 +200,9 @@ public final class WorkspaceEngine implements AutoCloseable {
         try {
             tasks.close();
             history.close();
+            // runs cut off by the stop are finished by the review queue's recovery at the next open, not while the
+            // store closes under it
+            runs.unobserve(agentLoop.reviews());
             runs.close();
             providers.close();
         } finally {
