@@ -43,20 +43,25 @@ class AgentLoopRoutesTest {
     static String admin;
     static GitCli git;
 
-    @BeforeAll
-    static void start() throws Exception {
-        GitCli.assumeAvailable();
-        Path bin = FakeClis.install(tmp.resolve("bin"));
+    static Path bin;
+
+    static java.util.function.UnaryOperator<org.agentworkspace.server.ServerConfig> config() {
         Map<String, Map<String, String>> env = new HashMap<>();
         // qwen streams for a long time (a run to cancel); claude writes a file into its project like a tool would
         env.put("qwen", Map.of("AW_FAKE_EVENTS", "100000", "AW_FAKE_DELAY_MS", "100"));
         env.put("claude", Map.of("AW_FAKE_WRITE_FILE", "agent-output.txt"));
         // gemini writes its argv down: the CI repair prompt it was given
         env.put("gemini", Map.of("AW_FAKE_ARGS_FILE", tmp.resolve("gemini-args.txt").toString()));
-        s = TestServer.start(c -> c.withEngine(c.engine().withRuns(c.engine().runs()
-                        .withKillGrace(Duration.ofMillis(200))))
+        return c -> c.withEngine(c.engine().withRuns(c.engine().runs().withKillGrace(Duration.ofMillis(200))))
                 .withAgent(AgentSettings.defaults().withBinaries(Map.of("*", bin)).withProviderEnv(env)
-                        .withCredentials(id -> new ProviderCredentials("sk-aw-loop-test", null))));
+                        .withCredentials(id -> new ProviderCredentials("sk-aw-loop-test", null)));
+    }
+
+    @BeforeAll
+    static void start() throws Exception {
+        GitCli.assumeAvailable();
+        bin = FakeClis.install(tmp.resolve("bin"));
+        s = TestServer.start(config());
         admin = s.registerAdmin();
         git = new GitCli(tmp.resolve("git-home"));
     }
@@ -379,6 +384,44 @@ class AgentLoopRoutesTest {
         assertEquals("rejected", rejected.path("status").asText());
         assertEquals("one\n", Files.readString(dir.resolve("a.txt")));
         assertFalse(Files.exists(dir.resolve("agent-output.txt")));
+    }
+
+    @Test
+    void aRunCutOffByAStopIsQueuedForReviewAtTheNextStart() throws Exception {
+        Path data = tmp.resolve("restart-data");
+        Path dir = git.repo(tmp.resolve("restart-repo"), "a.txt", "one\n");
+        Map<String, String> env = Map.of("HOME", tmp.resolve("restart-home").toString());
+        String runId;
+        try (TestServer first = TestServer.wrap(org.agentworkspace.server.WorkspaceServer.start(config().apply(
+                org.agentworkspace.server.ServerConfig.forDataDir(data).withPort(0)), env), data)) {
+            String a = first.registerAdmin();
+            String name = first.quickStart(a, dir);
+            JsonNode run = expect(first.post("/api/automation/run", Map.of("prompt", "stream for a while",
+                    "agentType", "qwen", "projectId", name), bearer(a)), 202, null);
+            runId = run.path("id").asText();
+            long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
+            while (!expect(first.get("/api/automation/runs/" + runId, bearer(a)), 200, null).path("status").asText()
+                    .equals("running")) {
+                assertTrue(System.nanoTime() < deadline, "the run never started");
+                Thread.sleep(50);
+            }
+            // what the run "did" while it ran: the record is of the folder
+            Files.writeString(dir.resolve("written-during-run.txt"), "x\n");
+        }
+        try (TestServer second = TestServer.wrap(org.agentworkspace.server.WorkspaceServer.start(config().apply(
+                org.agentworkspace.server.ServerConfig.forDataDir(data).withPort(0)), env), data)) {
+            String a = second.login(TestServer.ADMIN, TestServer.ADMIN_PASSWORD);
+            long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
+            JsonNode item = null;
+            while (item == null) {
+                assertTrue(System.nanoTime() < deadline, "the cut-off run never reached the queue");
+                item = find(expect(second.get(BASE + "/review-queue", bearer(a)), 200, null).path("items"), runId);
+                Thread.sleep(50);
+            }
+            assertEquals("pending", item.path("status").asText(), item.toString());
+            assertEquals("failed", item.path("runStatus").asText(), item.toString());
+            assertEquals(1, item.path("summary").path("added").asInt(), item.toString());
+        }
     }
 
     static String runAndWait(String project) throws InterruptedException {
