@@ -204,25 +204,52 @@ final class JGitSnapshots {
     }
 
     TreeChanges changes(String from, String to, int limit) throws IOException {
-        try (ObjectReader reader = repo.newObjectReader(); TreeWalk tw = new TreeWalk(reader)) {
-            tw.setRecursive(true);
-            tw.addTree(treeOf(reader, from));
-            tw.addTree(treeOf(reader, to));
-            tw.setFilter(org.eclipse.jgit.treewalk.filter.TreeFilter.ANY_DIFF);
+        try (ObjectReader reader = repo.newObjectReader();
+             org.eclipse.jgit.diff.DiffFormatter counter = new org.eclipse.jgit.diff.DiffFormatter(
+                     org.eclipse.jgit.util.io.NullOutputStream.INSTANCE)) {
+            counter.setRepository(repo);
+            counter.setDetectRenames(false);
+            counter.setDiffComparator(org.eclipse.jgit.diff.RawTextComparator.DEFAULT);
+            List<org.eclipse.jgit.diff.DiffEntry> entries = counter.scan(treeOf(reader, from), treeOf(reader, to));
             List<TreeChange> out = new ArrayList<>();
-            int total = 0;
-            while (tw.next()) {
-                boolean had = !tw.getFileMode(0).equals(FileMode.MISSING);
-                boolean has = !tw.getFileMode(1).equals(FileMode.MISSING);
-                TreeChange.Kind kind = had && has ? TreeChange.Kind.MODIFIED
-                        : has ? TreeChange.Kind.ADDED : TreeChange.Kind.DELETED;
-                total++;
-                if (out.size() < limit) {
-                    out.add(new TreeChange(tw.getPathString(), kind));
+            for (org.eclipse.jgit.diff.DiffEntry e : entries) {
+                if (out.size() >= limit) {
+                    break;
                 }
+                TreeChange.Kind kind = switch (e.getChangeType()) {
+                    case ADD -> TreeChange.Kind.ADDED;
+                    case DELETE -> TreeChange.Kind.DELETED;
+                    default -> TreeChange.Kind.MODIFIED;
+                };
+                String path = kind == TreeChange.Kind.DELETED ? e.getOldPath() : e.getNewPath();
+                Integer ins = null;
+                Integer del = null;
+                if (e.getOldMode() != FileMode.GITLINK && e.getNewMode() != FileMode.GITLINK) {
+                    org.eclipse.jgit.patch.FileHeader h = counter.toFileHeader(e);
+                    if (h.getPatchType() == org.eclipse.jgit.patch.FileHeader.PatchType.UNIFIED) {
+                        int i = 0;
+                        int d = 0;
+                        for (org.eclipse.jgit.diff.Edit edit : h.toEditList()) {
+                            i += edit.getLengthB();
+                            d += edit.getLengthA();
+                        }
+                        ins = i;
+                        del = d;
+                    }
+                }
+                out.add(new TreeChange(path, kind, ins, del));
             }
-            return new TreeChanges(out, total);
+            return new TreeChanges(out, entries.size());
         }
+    }
+
+    /** The tree a tree-ish names (404 when none). */
+    ObjectId treeId(String treeish) throws IOException {
+        ObjectId id = treeish == null ? null : repo.resolve(treeish + "^{tree}");
+        if (id == null) {
+            throw new WorkspaceException.NotFound(ErrorCodes.NOT_FOUND, "no such tree");
+        }
+        return id;
     }
 
     // ------------------------------------------------------------------ internals

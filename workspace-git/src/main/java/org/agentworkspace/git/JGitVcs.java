@@ -605,6 +605,29 @@ final class JGitVcs implements Vcs {
     }
 
     @Override
+    public DiffResult diff(String from, String to) {
+        return call("diff", null, () -> {
+            BoundedBuffer out = new BoundedBuffer(options.maxDiffBytes());
+            try (DiffFormatter formatter = new GitDiffFormatter(out)) {
+                formatter.setRepository(repo);
+                formatter.setDetectRenames(false);
+                formatter.setOldPrefix("a/");
+                formatter.setNewPrefix("b/");
+                formatter.setAbbreviationLength(7);
+                formatter.setContext(3);
+                formatter.setDiffComparator(RawTextComparator.DEFAULT);
+                try {
+                    formatter.format(snapshots().treeId(from), snapshots().treeId(to));
+                    formatter.flush();
+                } catch (BoundedBuffer.LimitReached e) {
+                    LOG.log(System.Logger.Level.DEBUG, "diff cut at {0} bytes", options.maxDiffBytes());
+                }
+            }
+            return new DiffResult(out.text(), out.truncated());
+        });
+    }
+
+    @Override
     public void close() {
         git.close();
         repo.close();

@@ -140,9 +140,15 @@ class SnapshotTest {
             Fixture.write(repo, "c/new.txt", "c\n");
             Snapshot after = vcs.snapshot("refs/agent-workspace/runs/r1/after", "after");
             TreeChanges c = vcs.changes(before.ref(), after.ref(), 10);
-            assertEquals(List.of(new TreeChange("a.txt", TreeChange.Kind.MODIFIED),
-                    new TreeChange("b.txt", TreeChange.Kind.DELETED),
-                    new TreeChange("c/new.txt", TreeChange.Kind.ADDED)), c.changes());
+            assertEquals(List.of(new TreeChange("a.txt", TreeChange.Kind.MODIFIED, 1, 1),
+                    new TreeChange("b.txt", TreeChange.Kind.DELETED, 0, 1),
+                    new TreeChange("c/new.txt", TreeChange.Kind.ADDED, 1, 0)), c.changes());
+            // the same counts as git's --numstat, and the same diff as git's
+            assertEquals(List.of("1\t1\ta.txt", "0\t1\tb.txt", "1\t0\tc/new.txt"), GitCli.lines(fx.git.out(repo,
+                    "diff", "--numstat", "--no-renames", before.ref(), after.ref())));
+            assertEquals(fx.git.out(repo, "diff", "--no-renames", "--no-ext-diff", "--abbrev=7", before.ref(),
+                    after.ref()), vcs.diff(before.ref(), after.ref()).diff());
+            assertFalse(vcs.diff(before.ref(), after.ref()).truncated());
             TreeChanges one = vcs.changes(before.ref(), after.ref(), 1);
             assertEquals(3, one.total());
             assertTrue(one.truncated());

@@ -102,9 +102,15 @@ public interface Vcs extends AutoCloseable {
     /**
      * The paths that differ from tree-ish {@code from} to tree-ish {@code to} (commit or tree ids, or refs).
      *
-     * @param limit the most changes returned; {@link TreeChanges#total()} counts all of them
+     * @param limit the most changes returned (their lines counted); {@link TreeChanges#total()} counts all of them
      */
     TreeChanges changes(String from, String to, int limit);
+
+    /**
+     * The unified diff from tree-ish {@code from} to tree-ish {@code to}, in the format of {@link #diff} (cut at
+     * {@link VcsOptions#maxDiffBytes()}).
+     */
+    DiffResult diff(String from, String to);
 
     @Override
     void close();

@@ -120,6 +120,11 @@ public final class GuardedVcs implements Vcs {
     }
 
     @Override
+    public DiffResult diff(String from, String to) {
+        return delegate.diff(from, to);
+    }
+
+    @Override
     public void close() {
         delegate.close();
     }

@@ -195,6 +195,24 @@ public final class ReviewQueue implements RunObserver {
     }
 
     /**
+     * The unified diff of what the item's run changed (git's format, cut at the configured size).
+     *
+     * @throws WorkspaceException.NotFound   {@code REVIEW_ITEM_NOT_FOUND}
+     * @throws WorkspaceException.Conflict   {@code NOT_A_GIT_REPOSITORY} when the folder is gone or no repository
+     */
+    public org.agentworkspace.api.vcs.DiffResult diff(String id) {
+        ReviewItem item = reviewable(id);
+        Path dir = Path.of(item.projectPath());
+        if (git.isEmpty() || item.afterRef() == null || !Files.isDirectory(dir) || !git.get().isRepository(dir)) {
+            throw new WorkspaceException.Conflict(org.agentworkspace.api.vcs.VcsErrorCodes.NOT_A_GIT_REPOSITORY,
+                    "the run's folder is no longer a git working tree");
+        }
+        try (Vcs vcs = git.get().open(dir)) {
+            return vcs.diff(item.beforeRef(), item.afterRef());
+        }
+    }
+
+    /**
      * Approves or rejects a pending item.
      *
      * @param revert (reject only) put the files back as they were before the run

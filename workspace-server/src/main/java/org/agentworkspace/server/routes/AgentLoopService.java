@@ -69,6 +69,7 @@ public final class AgentLoopService extends ApiService {
                 .post(BASE + "/checkpoints/{checkpointId}/restore", write, this::restoreCheckpoint)
                 .get(BASE + "/review-queue", read, this::reviewQueue)
                 .get(BASE + "/review-queue/{itemId}", read, this::reviewItem)
+                .get(BASE + "/review-queue/{itemId}/diff", read, this::reviewDiff)
                 .post(BASE + "/review-queue/{itemId}/approve", write, c -> decide(c, true))
                 .post(BASE + "/review-queue/{itemId}/reject", write, c -> decide(c, false))
                 .get(BASE + "/ci-repair-plans", read, this::plans)
@@ -195,6 +196,11 @@ public final class AgentLoopService extends ApiService {
         call.ok(view(d.item(), d.changes()));
     }
 
+    private void reviewDiff(Call call) {
+        org.agentworkspace.api.vcs.DiffResult d = loop.reviews().diff(call.pathParam("itemId"));
+        call.ok(Map.of("diff", d.diff(), "truncated", d.truncated()));
+    }
+
     private void decide(Call call, boolean approve) {
         JsonNode body = call.body();
         if (approve) {
@@ -237,8 +243,14 @@ public final class AgentLoopService extends ApiService {
         m.put("createdAt", time(i.createdAt()));
         m.put("endedAt", time(i.endedAt()));
         if (changes != null) {
-            m.put("changes", changes.changes().stream().map(c -> Map.of("path", c.path(), "change",
-                    c.kind().wireName())).toList());
+            m.put("changes", changes.changes().stream().map(c -> {
+                Map<String, Object> e = new LinkedHashMap<>();
+                e.put("path", c.path());
+                e.put("change", c.kind().wireName());
+                e.put("insertions", c.insertions());
+                e.put("deletions", c.deletions());
+                return e;
+            }).toList());
             m.put("changesTruncated", changes.truncated());
         }
         return m;

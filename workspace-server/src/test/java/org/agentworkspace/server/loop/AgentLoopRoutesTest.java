@@ -326,6 +326,15 @@ class AgentLoopRoutesTest {
         assertEquals(1, detail.path("changes").size(), detail.toString());
         assertEquals("agent-output.txt", detail.path("changes").get(0).path("path").asText());
         assertEquals("added", detail.path("changes").get(0).path("change").asText());
+        assertTrue(detail.path("changes").get(0).path("insertions").asInt() >= 1, detail.toString());
+        assertEquals(0, detail.path("changes").get(0).path("deletions").asInt());
+        JsonNode diff = conform("GET", BASE + "/review-queue/" + first + "/diff", s.get(BASE + "/review-queue/"
+                + first + "/diff", auth()), 200);
+        assertTrue(diff.path("diff").asText().startsWith("diff --git a/agent-output.txt b/agent-output.txt\nnew file"),
+                diff.toString());
+        assertEquals(git.out(dir, "diff", "--no-renames", "--no-ext-diff", "--abbrev=7",
+                "refs/agent-workspace/runs/" + first + "/before", "refs/agent-workspace/runs/" + first + "/after"),
+                diff.path("diff").asText(), "the diff equals git's");
         assertFalse(detail.path("changesTruncated").asBoolean());
         assertEquals(head, git.out(dir, "rev-parse", "HEAD").strip(), "recording a run changes no branch");
 
@@ -357,6 +366,7 @@ class AgentLoopRoutesTest {
         JsonNode all = expect(s.get(BASE + "/review-queue", auth()), 200, null);
         assertEquals(null, find(all.path("items"), third), "a run that changed nothing is not queued: " + all);
         expect(s.get(BASE + "/review-queue/" + third, auth()), 404, "REVIEW_ITEM_NOT_FOUND");
+        expect(s.get(BASE + "/review-queue/" + third + "/diff", auth()), 404, "REVIEW_ITEM_NOT_FOUND");
         JsonNode approvedList = expect(s.get(BASE + "/review-queue?status=approved", auth()), 200, null);
         assertNotNull(find(approvedList.path("items"), second));
         assertEquals(null, find(approvedList.path("items"), first));

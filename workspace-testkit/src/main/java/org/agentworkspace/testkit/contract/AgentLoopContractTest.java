@@ -131,6 +131,8 @@ class AgentLoopContractTest extends ProjectsFixture {
         client.get(BASE + "/review-queue?status=maybe").as(session).send().expectError(400, "VALIDATION_FAILED");
         client.get(BASE + "/review-queue/run_contractnosuch").as(session).send()
                 .expectError(404, "REVIEW_ITEM_NOT_FOUND");
+        client.get(BASE + "/review-queue/run_contractnosuch/diff").as(session).send()
+                .expectError(404, "REVIEW_ITEM_NOT_FOUND");
         client.post(BASE + "/review-queue/run_contractnosuch/approve").as(session).json(Map.of()).send()
                 .expectError(404, "REVIEW_ITEM_NOT_FOUND");
 
