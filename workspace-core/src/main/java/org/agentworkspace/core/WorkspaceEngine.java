@@ -48,6 +48,7 @@ public final class WorkspaceEngine implements AutoCloseable {
     private final Tasks tasks;
     private final HistoryIndex history;
     private final Notifications notifications;
+    private final org.agentworkspace.core.loop.AgentLoop agentLoop;
 
     private WorkspaceEngine(EngineConfig config, Store store, byte[] signingSecret, SecretBox secretBox,
                             Map<String, String> environment) {
@@ -58,7 +59,8 @@ public final class WorkspaceEngine implements AutoCloseable {
         this.secretBox = secretBox;
         this.userSecrets = UserSecrets.create(store, secretBox, config.clock());
         this.gitTokens = GitTokens.create(userSecrets);
-        this.projects = ProjectRegistry.create(store, config.clock(), config.dataDir(), VcsProviders.load());
+        VcsProviders vcs = VcsProviders.load();
+        this.projects = ProjectRegistry.create(store, config.clock(), config.dataDir(), vcs);
         // the history index starts first: its listing runs in the background while the rest of the engine opens
         org.agentworkspace.core.providers.ProviderPaths paths =
                 org.agentworkspace.core.providers.ProviderPaths.of(config.dataDir(), environment);
@@ -82,6 +84,8 @@ public final class WorkspaceEngine implements AutoCloseable {
             this.settings = UserSettings.create(store, config.clock());
             this.tasks = Tasks.create(store, config.clock(), Duration.ofSeconds(60));
             this.notifications = Notifications.create(store, settings, secretBox, config.clock(), config.webPush());
+            this.agentLoop = org.agentworkspace.core.loop.AgentLoop.create(store, config.clock(), runs,
+                    providers.installs(), history, projects, vcs.find("git"));
         } catch (RuntimeException e) {
             history.close();
             throw e;
@@ -193,6 +197,11 @@ public final class WorkspaceEngine implements AutoCloseable {
     }
 
     /** The schema version of the store, for diagnostics. */
+    /** The administrator's production agent loop: background jobs, checkpoints, review queue, release policy. */
+    public org.agentworkspace.core.loop.AgentLoop agentLoop() {
+        return agentLoop;
+    }
+
     public int schemaVersion() {
         return store.schemaVersion();
     }
@@ -203,6 +212,9 @@ public final class WorkspaceEngine implements AutoCloseable {
             tasks.close();
             notifications.close();
             history.close();
+            // runs cut off by the stop are finished by the review queue's recovery at the next open, not while the
+            // store closes under it
+            runs.unobserve(agentLoop.reviews());
             runs.close();
             providers.close();
         } finally {

@@ -563,6 +563,70 @@ final class JGitVcs implements Vcs {
 
     // ---------------------------------------------------------------- shared
 
+    // ---------------------------------------------------------------- snapshots
+
+    private JGitSnapshots snapshots() throws IOException {
+        return new JGitSnapshots(repo);
+    }
+
+    @Override
+    public org.agentworkspace.api.vcs.Snapshot snapshot(String ref, String message) {
+        return call("snapshot", null, () -> snapshots().snapshot(ref, message));
+    }
+
+    @Override
+    public List<org.agentworkspace.api.vcs.Snapshot> snapshots(String prefix) {
+        return call("snapshots", null, () -> snapshots().snapshots(prefix));
+    }
+
+    @Override
+    public java.util.Optional<org.agentworkspace.api.vcs.Snapshot> findSnapshot(String ref) {
+        return call("snapshot", null, () -> snapshots().findSnapshot(ref));
+    }
+
+    @Override
+    public boolean deleteSnapshot(String ref) {
+        return call("snapshot delete", null, () -> snapshots().deleteSnapshot(ref));
+    }
+
+    @Override
+    public org.agentworkspace.api.vcs.WorkingTreeState workingTree() {
+        return call("working tree", null, () -> snapshots().workingTree());
+    }
+
+    @Override
+    public org.agentworkspace.api.vcs.RestoreResult restoreSnapshot(String ref) {
+        return call("restore", null, () -> snapshots().restore(ref));
+    }
+
+    @Override
+    public org.agentworkspace.api.vcs.TreeChanges changes(String from, String to, int limit) {
+        return call("changes", null, () -> snapshots().changes(from, to, limit));
+    }
+
+    @Override
+    public DiffResult diff(String from, String to) {
+        return call("diff", null, () -> {
+            BoundedBuffer out = new BoundedBuffer(options.maxDiffBytes());
+            try (DiffFormatter formatter = new GitDiffFormatter(out)) {
+                formatter.setRepository(repo);
+                formatter.setDetectRenames(false);
+                formatter.setOldPrefix("a/");
+                formatter.setNewPrefix("b/");
+                formatter.setAbbreviationLength(7);
+                formatter.setContext(3);
+                formatter.setDiffComparator(RawTextComparator.DEFAULT);
+                try {
+                    formatter.format(snapshots().treeId(from), snapshots().treeId(to));
+                    formatter.flush();
+                } catch (BoundedBuffer.LimitReached e) {
+                    LOG.log(System.Logger.Level.DEBUG, "diff cut at {0} bytes", options.maxDiffBytes());
+                }
+            }
+            return new DiffResult(out.text(), out.truncated());
+        });
+    }
+
     @Override
     public void close() {
         git.close();

@@ -167,7 +167,9 @@ public final class WorkspaceServer implements AutoCloseable {
 
                 new ProvidersService(ctx.engine().providers(), ctx.engine().auth(), ctx.json(), ctx.guard(), table),
                 new McpService(ctx.engine().providers().mcp(), ctx.guard(), table),
-                new RetiredWorkflowsService(ctx.guard(), table));
+                new RetiredWorkflowsService(ctx.guard(), table),
+                new org.agentworkspace.server.routes.AgentLoopService(ctx.engine().agentLoop(), ctx.agentRuns(),
+                        ctx.guard(), table));
         routing.any((req, res) -> {
             List<String> methods = table.methodsFor(req.path().path());
             if (methods.isEmpty()) {

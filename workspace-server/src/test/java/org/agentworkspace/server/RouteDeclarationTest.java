@@ -91,7 +91,7 @@ class RouteDeclarationTest {
             }
             assertEquals(List.of(), missing, "documented but not served (mark them x-implemented: false)");
             assertEquals(List.of(), markedButServed, "served but marked x-implemented: false");
-            expect(s.get("/api/production-agent-loop/review-queue"), 404, "ROUTE_NOT_FOUND");
+            expect(s.get("/api/no-such-family/items"), 404, "ROUTE_NOT_FOUND");
         }
     }
 

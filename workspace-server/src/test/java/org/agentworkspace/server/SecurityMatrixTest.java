@@ -133,7 +133,9 @@ class SecurityMatrixTest {
                 .replace("{runId}", "run_none").replace("{taskId}", "task_none").replace("{workflowId}", "agent_team")
                 .replace("{provider}", "claude").replace("{jobId}", "no-such-job").replace("{fileId}", "settings")
                 .replace("{name}", "matrix-server").replace("{sessionId}", "no-such-session")
-                .replace("{notificationId}", "1").replace("{subscriptionId}", "wps_none");
+                .replace("{notificationId}", "1").replace("{subscriptionId}", "wps_none")
+                .replace("{checkpointId}", "cp_000000000000").replace("{itemId}", "run_none")
+                .replace("{planId}", "plan_none");
         return switch (r.method() + " " + r.path()) {
             case "GET /api/projects/{projectName}/file" -> path + "?path=a.txt";
             case "GET /api/projects/{projectName}/files" -> path + "?path=dir";

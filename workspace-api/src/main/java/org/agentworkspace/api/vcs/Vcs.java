@@ -65,6 +65,53 @@ public interface Vcs extends AutoCloseable {
      */
     CheckoutResult checkout(String branch);
 
+    /** The ref prefix every snapshot lives under; snapshot refs outside it are refused. */
+    String SNAPSHOT_REFS = "refs/agent-workspace/";
+
+    /**
+     * Records the working tree (tracked and untracked files, not ignored ones) as a commit whose parent is HEAD's
+     * commit (none in a repository without commits) on {@code ref}, without touching the index, HEAD or the files.
+     *
+     * @param ref     a new ref under {@link #SNAPSHOT_REFS}
+     * @param message the commit message
+     * @throws org.agentworkspace.api.WorkspaceException.Conflict {@code FILE_EXISTS} when the ref exists
+     * @throws org.agentworkspace.api.WorkspaceException.Validation {@code INVALID_REF_NAME} for a bad ref
+     */
+    Snapshot snapshot(String ref, String message);
+
+    /** The snapshots whose refs start with {@code prefix} (under {@link #SNAPSHOT_REFS}), newest first. */
+    java.util.List<Snapshot> snapshots(String prefix);
+
+    /** The snapshot on {@code ref}, if there is one. */
+    java.util.Optional<Snapshot> findSnapshot(String ref);
+
+    /** Removes a snapshot ref; false when there was none. */
+    boolean deleteSnapshot(String ref);
+
+    /** The tree the working tree would record now, and HEAD's tree. Writes the new file contents as objects. */
+    WorkingTreeState workingTree();
+
+    /**
+     * Makes the working tree's files equal to the snapshot's: files it has are written where they differ, files it
+     * lacks are deleted (ignored files are left alone). The index and HEAD are not touched.
+     *
+     * @throws org.agentworkspace.api.WorkspaceException.NotFound {@code NOT_FOUND} when the ref does not exist
+     */
+    RestoreResult restoreSnapshot(String ref);
+
+    /**
+     * The paths that differ from tree-ish {@code from} to tree-ish {@code to} (commit or tree ids, or refs).
+     *
+     * @param limit the most changes returned (their lines counted); {@link TreeChanges#total()} counts all of them
+     */
+    TreeChanges changes(String from, String to, int limit);
+
+    /**
+     * The unified diff from tree-ish {@code from} to tree-ish {@code to}, in the format of {@link #diff} (cut at
+     * {@link VcsOptions#maxDiffBytes()}).
+     */
+    DiffResult diff(String from, String to);
+
     @Override
     void close();
 }

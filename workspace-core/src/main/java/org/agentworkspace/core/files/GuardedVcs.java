@@ -85,6 +85,46 @@ public final class GuardedVcs implements Vcs {
     }
 
     @Override
+    public org.agentworkspace.api.vcs.Snapshot snapshot(String ref, String message) {
+        return delegate.snapshot(ref, message);
+    }
+
+    @Override
+    public java.util.List<org.agentworkspace.api.vcs.Snapshot> snapshots(String prefix) {
+        return delegate.snapshots(prefix);
+    }
+
+    @Override
+    public java.util.Optional<org.agentworkspace.api.vcs.Snapshot> findSnapshot(String ref) {
+        return delegate.findSnapshot(ref);
+    }
+
+    @Override
+    public boolean deleteSnapshot(String ref) {
+        return delegate.deleteSnapshot(ref);
+    }
+
+    @Override
+    public org.agentworkspace.api.vcs.WorkingTreeState workingTree() {
+        return delegate.workingTree();
+    }
+
+    @Override
+    public org.agentworkspace.api.vcs.RestoreResult restoreSnapshot(String ref) {
+        return delegate.restoreSnapshot(ref);
+    }
+
+    @Override
+    public org.agentworkspace.api.vcs.TreeChanges changes(String from, String to, int limit) {
+        return delegate.changes(from, to, limit);
+    }
+
+    @Override
+    public DiffResult diff(String from, String to) {
+        return delegate.diff(from, to);
+    }
+
+    @Override
     public void close() {
         delegate.close();
     }

@@ -208,7 +208,12 @@ public final class Notifications implements AutoCloseable {
     public void attach(AgentRuns runs) {
         // one end listener per run engine, even when several AgentRuns share it (each would report every run)
         if (attachedEngines.add(runs.engine())) {
-            runs.engine().addEndListener(runId -> submit(() -> runEnded(runs, runId)));
+            runs.engine().observe(new org.agentworkspace.core.runs.RunObserver() {
+                @Override
+                public void ended(RunInfo run) {
+                    submit(() -> runEnded(runs, run.id()));
+                }
+            });
         }
         if (attachedPermissions.add(runs.permissions())) {
             runs.permissions().addOpenListener(p -> submit(() -> permissionRequested(runs, p)));

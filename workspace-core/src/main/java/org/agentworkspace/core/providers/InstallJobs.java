@@ -117,6 +117,13 @@ public final class InstallJobs implements AutoCloseable {
         return job;
     }
 
+    /** Snapshots of every job still kept (unfinished ones and those finished within the retention), oldest first. */
+    public List<InstallJob> list() {
+        purge();
+        return jobs.values().stream().map(Job::snapshot)
+                .sorted(java.util.Comparator.comparing(InstallJob::startedAt)).toList();
+    }
+
     /** The job, if it belongs to the provider and is still kept. */
     public Optional<Job> find(String provider, String jobId) {
         ProviderFacts.of(provider);

@@ -57,8 +57,7 @@ public final class RunEngine implements AutoCloseable {
     private final SecureRandom random = new SecureRandom();
 
     private final ConcurrentHashMap<String, ActiveRun> active = new ConcurrentHashMap<>();
-    private final List<java.util.function.Consumer<String>> endListeners =
-            new java.util.concurrent.CopyOnWriteArrayList<>();
+    private final List<RunObserver> observers = new java.util.concurrent.CopyOnWriteArrayList<>();
     private final ReentrantLock schedule = new ReentrantLock();
     private final ArrayDeque<ActiveRun> queue = new ArrayDeque<>();
     private final Map<String, Integer> runningByProvider = new HashMap<>();
@@ -413,22 +412,48 @@ public final class RunEngine implements AutoCloseable {
     /** Called when a run's terminal status is committed: from now on readers use the store only. */
     void ended(ActiveRun run) {
         active.remove(run.id, run);
-        for (java.util.function.Consumer<String> l : endListeners) {
-            try {
-                l.accept(run.id);
-            } catch (RuntimeException e) {
-                LOG.log(System.Logger.Level.WARNING, "a run end listener failed", e);
-            }
+        if (!observers.isEmpty()) {
+            Thread.ofVirtual().name("aw-run-ended-" + run.id).start(() -> find(run.id).ifPresent(info -> {
+                for (RunObserver o : observers) {
+                    try {
+                        o.ended(info);
+                    } catch (RuntimeException e) {
+                        LOG.log(System.Logger.Level.WARNING, "a run observer failed on the end of " + run.id, e);
+                    }
+                }
+            }));
         }
     }
 
-    /**
-     * Calls {@code listener} with the run's id once a run this engine owns has its terminal status stored (runs a
-     * previous process left behind and {@link #open} marks failed are not reported). It is called on the thread
-     * that stored the status: it must return quickly and hand any real work to a thread of its own.
-     */
-    public void addEndListener(java.util.function.Consumer<String> listener) {
-        endListeners.add(Objects.requireNonNull(listener, "listener"));
+    /** Tells the observers that the run's process is about to start (on the run's supervisor thread). */
+    void starting(ActiveRun run, Path workingDir) {
+        if (observers.isEmpty()) {
+            return;
+        }
+        find(run.id).ifPresent(info -> {
+            for (RunObserver o : observers) {
+                try {
+                    o.starting(info, workingDir);
+                } catch (RuntimeException e) {
+                    LOG.log(System.Logger.Level.WARNING, "a run observer failed on the start of " + run.id, e);
+                }
+            }
+        });
+    }
+
+    /** Adds an observer of run starts and ends (see {@link RunObserver}). */
+    public void observe(RunObserver observer) {
+        observers.add(Objects.requireNonNull(observer, "observer"));
+    }
+
+    /** Removes an observer added by {@link #observe}. */
+    public void unobserve(RunObserver observer) {
+        observers.remove(observer);
+    }
+
+    /** The ids of the runs this engine holds queued or running right now. */
+    public List<String> activeIds() {
+        return List.copyOf(active.keySet());
     }
 
     private void requireExists(String runId) {

@@ -68,6 +68,12 @@ final class RunProcess implements Runnable {
             end(RunStatus.FAILED, "could not start: executable not found: " + spec.argv().getFirst(), null, null);
             return;
         }
+        engine.starting(run, spec.workingDir());
+        if (run.stopRequested() != null) {
+            ActiveRun.Stop s = run.stopRequested();
+            end(s.status(), s.reason(), null, null);
+            return;
+        }
         List<String> command = new ArrayList<>();
         engine.setsid().ifPresent(s -> command.addAll(List.of(s.toString(), "-w", "--")));
         command.add(program.get());

@@ -1,0 +1,192 @@
+package org.agentworkspace.core.loop;
+
+import java.nio.file.Path;
+import java.security.SecureRandom;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import java.util.function.Predicate;
+import java.util.regex.Pattern;
+
+import org.agentworkspace.api.WorkspaceException;
+import org.agentworkspace.api.vcs.RestoreResult;
+import org.agentworkspace.api.vcs.Snapshot;
+import org.agentworkspace.api.vcs.Vcs;
+import org.agentworkspace.api.vcs.VcsOptions;
+import org.agentworkspace.api.vcs.WorkingTreeState;
+import org.agentworkspace.core.projects.ProjectRegistry;
+
+/**
+ * Workspace checkpoints: a registered project's working tree (tracked and untracked files, not ignored ones)
+ * recorded as a commit on {@code refs/agent-workspace/checkpoints/<id>}, its parent HEAD's commit. Creating one
+ * touches neither the index, nor HEAD, nor a file; the label and creator are kept in the commit message, so the
+ * repository is the only record (a clone with the refs carries them along). Restoring makes the files equal to the
+ * checkpoint's and is refused ({@code WOULD_LOSE_CHANGES}) when the working tree holds changes that are neither
+ * committed (equal to HEAD) nor kept by a snapshot, unless forced.
+ */
+public final class Checkpoints {
+    public static final String PREFIX = Vcs.SNAPSHOT_REFS + "checkpoints/";
+    static final int MAX_LABEL = 200;
+    private static final Pattern ID = Pattern.compile("cp_[0-9a-z]{12}");
+    private static final String ALPHABET = "0123456789abcdefghijklmnopqrstuvwxyz";
+    private static final String TITLE = "Agent Workspace checkpoint";
+
+    private final ProjectRegistry projects;
+    private final Predicate<Path> busy;
+    private final SecureRandom random = new SecureRandom();
+
+    /**
+     * @param busy tells whether a run is queued or running in a project folder (restores wait for it to end)
+     */
+    public Checkpoints(ProjectRegistry projects, Predicate<Path> busy) {
+        this.projects = projects;
+        this.busy = busy;
+    }
+
+    /** The result of a restore: the checkpoint and what changed in the working tree. */
+    public record Restored(Checkpoint checkpoint, int written, int deleted, boolean forced) {
+    }
+
+    /**
+     * Records the project's working tree.
+     *
+     * @throws WorkspaceException.NotFound   {@code PROJECT_NOT_FOUND}
+     * @throws WorkspaceException.Conflict   {@code NOT_A_GIT_REPOSITORY}
+     * @throws WorkspaceException.Validation a label that is too long or holds control characters
+     */
+    public Checkpoint create(String projectId, String label, String createdBy) {
+        String clean = checkLabel(label);
+        String id = newId();
+        StringBuilder message = new StringBuilder(TITLE).append("\n\n");
+        if (clean != null) {
+            message.append("label: ").append(clean).append('\n');
+        }
+        if (createdBy != null) {
+            message.append("created-by: ").append(createdBy.replaceAll("[\\p{Cntrl}]", "")).append('\n');
+        }
+        try (Vcs git = open(projectId)) {
+            return of(projectId, git.snapshot(PREFIX + id, message.toString()));
+        }
+    }
+
+    /** The project's checkpoints, newest first. */
+    public List<Checkpoint> list(String projectId) {
+        try (Vcs git = open(projectId)) {
+            List<Checkpoint> out = new ArrayList<>();
+            for (Snapshot s : git.snapshots(PREFIX)) {
+                Checkpoint c = of(projectId, s);
+                if (ID.matcher(c.id()).matches()) {
+                    out.add(c);
+                }
+            }
+            return out;
+        }
+    }
+
+    public Checkpoint get(String projectId, String id) {
+        try (Vcs git = open(projectId)) {
+            return find(git, projectId, id);
+        }
+    }
+
+    /**
+     * Puts the checkpoint's files back.
+     *
+     * @param force restore even when uncommitted changes that no snapshot keeps would be lost
+     * @throws WorkspaceException.NotFound {@code CHECKPOINT_NOT_FOUND}
+     * @throws WorkspaceException.Conflict {@code WOULD_LOSE_CHANGES}, {@code PROJECT_BUSY}
+     */
+    public Restored restore(String projectId, String id, boolean force) {
+        Path dir = Path.of(projects.get(projectId).path());
+        if (busy.test(dir)) {
+            throw new WorkspaceException.Conflict(LoopErrorCodes.PROJECT_BUSY, "a run is queued or running in the "
+                    + "project; cancel it or wait for it to end before restoring");
+        }
+        try (Vcs git = open(projectId)) {
+            Checkpoint c = find(git, projectId, id);
+            boolean forced = false;
+            WorkingTreeState now = git.workingTree();
+            if (now.tree().equals(c.tree())) {
+                return new Restored(c, 0, 0, false);
+            }
+            if (!now.clean() && !keptBySnapshot(git, now.tree())) {
+                if (!force) {
+                    throw new WorkspaceException.Conflict(LoopErrorCodes.WOULD_LOSE_CHANGES, "the working tree has "
+                            + "changes that are neither committed nor in a checkpoint; create a checkpoint first, "
+                            + "or restore with force");
+                }
+                forced = true;
+            }
+            RestoreResult r = git.restoreSnapshot(c.ref());
+            return new Restored(c, r.written(), r.deleted(), forced);
+        }
+    }
+
+    /** Removes the checkpoint's ref (the objects go with git's next garbage collection). */
+    public void delete(String projectId, String id) {
+        try (Vcs git = open(projectId)) {
+            Checkpoint c = find(git, projectId, id);
+            git.deleteSnapshot(c.ref());
+        }
+    }
+
+    /** True when some snapshot under {@link Vcs#SNAPSHOT_REFS} (a checkpoint, a run's record) has this tree. */
+    static boolean keptBySnapshot(Vcs git, String tree) {
+        return git.snapshots(Vcs.SNAPSHOT_REFS).stream().anyMatch(s -> s.tree().equals(tree));
+    }
+
+    private Checkpoint find(Vcs git, String projectId, String id) {
+        if (id == null || !ID.matcher(id).matches()) {
+            throw notFound();
+        }
+        return git.findSnapshot(PREFIX + id).map(s -> of(projectId, s)).orElseThrow(Checkpoints::notFound);
+    }
+
+    private Vcs open(String projectId) {
+        return projects.git(projectId, VcsOptions.defaults());
+    }
+
+    private static WorkspaceException notFound() {
+        return new WorkspaceException.NotFound(LoopErrorCodes.CHECKPOINT_NOT_FOUND, "no such checkpoint");
+    }
+
+    static String checkLabel(String label) {
+        if (label == null || label.isBlank()) {
+            return null;
+        }
+        String s = label.strip();
+        if (s.length() > MAX_LABEL) {
+            throw WorkspaceException.Validation.of("label must be at most " + MAX_LABEL + " characters");
+        }
+        if (s.chars().anyMatch(Character::isISOControl)) {
+            throw WorkspaceException.Validation.of("label must be one line without control characters");
+        }
+        return s;
+    }
+
+    private static Checkpoint of(String projectId, Snapshot s) {
+        String label = null;
+        String by = null;
+        for (String line : s.message().split("\n")) {
+            if (line.startsWith("label: ")) {
+                label = line.substring(7);
+            } else if (line.startsWith("created-by: ")) {
+                by = line.substring(12);
+            }
+        }
+        return new Checkpoint(s.ref().substring(PREFIX.length()), projectId, label, s.ref(), s.commit(), s.tree(),
+                s.createdAt(), by);
+    }
+
+    private String newId() {
+        StringBuilder b = new StringBuilder("cp_");
+        for (int i = 0; i < 12; i++) {
+            b.append(ALPHABET.charAt(random.nextInt(ALPHABET.length())));
+        }
+        return b.toString();
+    }
+
+    static Optional<String> nonBlank(String s) {
+        return s == null || s.isBlank() ? Optional.empty() : Optional.of(s);
+    }
+}

@@ -1,0 +1,169 @@
+package org.agentworkspace.core.loop;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Clock;
+import java.time.Instant;
+import java.util.List;
+import java.util.Optional;
+
+import com.fasterxml.jackson.databind.ObjectMapper;
+
+import org.agentworkspace.api.WorkspaceException;
+import org.agentworkspace.api.vcs.VcsFactory;
+import org.agentworkspace.core.files.VcsProviders;
+import org.agentworkspace.core.runs.RunInfo;
+import org.agentworkspace.core.runs.RunStatus;
+import org.agentworkspace.core.store.Store;
+import org.agentworkspace.testkit.git.GitCli;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * The loop's store tables on each database: the release policy document, the review queue's rows driven through
+ * its run observer against a real repository (ordering, filters, decisions, restart recovery), and CI repair plans.
+ */
+abstract class AbstractAgentLoopStoreTest {
+    private static final ObjectMapper JSON = new ObjectMapper();
+    @TempDir
+    Path tmp;
+    protected String url;
+    Store store;
+    Clock clock = Clock.systemUTC();
+    VcsFactory git = VcsProviders.load().find("git").orElseThrow();
+
+    protected abstract String createDatabase();
+
+    protected abstract void dropDatabase();
+
+    @BeforeEach
+    void open() {
+        url = createDatabase();
+        store = Store.open(url);
+    }
+
+    @AfterEach
+    void close() {
+        store.close();
+        dropDatabase();
+    }
+
+    @Test
+    void theReleasePolicyIsOneDocumentReplacedWhole() throws Exception {
+        ReleasePolicies policies = new ReleasePolicies(store, clock);
+        assertEquals(ReleasePolicy.DEFAULT, policies.get());
+        ReleasePolicy p = ReleasePolicies.parse(JSON.readTree("""
+                {"channel":"nightly","autoUpdate":true,"minimumVersion":"2.0.10","rolloutPercent":0,
+                 "maintenanceWindow":{"days":["fri","mon"],"start":"23:45","durationMinutes":1440,"timezone":"UTC"}}
+                """));
+        ReleasePolicy stored = policies.put(p, "root");
+        assertEquals("nightly", stored.channel());
+        assertEquals(List.of("mon", "fri"), stored.maintenanceWindow().days());
+        assertEquals("root", stored.updatedBy());
+        ReleasePolicy again = policies.put(ReleasePolicies.parse(JSON.readTree(
+                "{\"channel\":\"stable\",\"autoUpdate\":false}")), "other");
+        assertEquals("stable", again.channel());
+        assertNull(again.maintenanceWindow());
+        assertEquals("other", policies.get().updatedBy());
+        assertThrows(WorkspaceException.Validation.class, () -> ReleasePolicies.parse(JSON.readTree(
+                "{\"channel\":\"stable\",\"autoUpdate\":false,\"minimumVersion\":\"01.2.3\"}")));
+        assertThrows(WorkspaceException.Validation.class, () -> ReleasePolicies.parse(JSON.readTree("[]")));
+    }
+
+    private RunInfo run(String id, RunStatus status, String route, Path dir) {
+        String meta = JSON.createObjectNode().put("route", route).put("projectId", "p").put("userId", 7)
+                .put("projectPath", dir.toString()).toString();
+        return new RunInfo(id, "claude", status, Instant.now(), null, null, null, null, meta);
+    }
+
+    @Test
+    void reviewItemsFollowTheirRunsAndDecisions() throws Exception {
+        GitCli cli = new GitCli(tmp.resolve("home"));
+        Path dir = cli.repo(tmp.resolve("repo"), "a.txt", "a\n");
+        ReviewQueue q = new ReviewQueue(store, clock, Optional.of(git), d -> false);
+
+        q.starting(run("run_one", RunStatus.RUNNING, "automation", dir), dir);
+        Files.writeString(dir.resolve("a.txt"), "changed\n");
+        Files.writeString(dir.resolve("b.txt"), "new\n");
+        assertEquals("recording", q.find("run_one").orElseThrow().status());
+        assertTrue(q.list(null, null).isEmpty(), "a running run is not listed");
+        q.ended(run("run_one", RunStatus.SUCCEEDED, "automation", dir));
+        ReviewItem one = q.find("run_one").orElseThrow();
+        assertEquals("pending", one.status());
+        assertEquals("completed", one.runStatus());
+        assertEquals(1, one.filesAdded());
+        assertEquals(1, one.filesModified());
+        assertEquals(0, one.filesDeleted());
+        assertEquals(7L, one.userId());
+
+        // a run that changes nothing leaves no item and no refs
+        q.starting(run("run_two", RunStatus.RUNNING, "task", dir), dir);
+        q.ended(run("run_two", RunStatus.FAILED, "task", dir));
+        assertEquals("unchanged", q.find("run_two").orElseThrow().status());
+        assertEquals("", cli.out(dir, "for-each-ref", "refs/agent-workspace/runs/run_two"));
+
+        // chat turns are not recorded
+        q.starting(run("run_ws", RunStatus.RUNNING, "ws", dir), dir);
+        assertTrue(q.find("run_ws").isEmpty());
+
+        // a run cut off by a restart is finished by recover()
+        q.starting(run("run_three", RunStatus.RUNNING, "agent", dir), dir);
+        Files.delete(dir.resolve("b.txt"));
+        new ReviewQueue(store, clock, Optional.of(git), d -> false).recover();
+        ReviewItem three = q.find("run_three").orElseThrow();
+        assertEquals("pending", three.status());
+        assertEquals("failed", three.runStatus());
+        assertEquals(1, three.filesDeleted());
+
+        assertEquals(List.of("run_one", "run_three"), q.list(null, null).stream().map(ReviewItem::id).toList(),
+                "pending items oldest first");
+        q.decide("run_three", true, "ok", "root", false, false);
+        assertEquals(List.of("run_one", "run_three"), q.list(null, null).stream().map(ReviewItem::id).toList());
+        assertEquals(List.of("run_three"), q.list("approved", "p").stream().map(ReviewItem::id).toList());
+        assertTrue(q.list("approved", "other").isEmpty());
+        WorkspaceException twice = assertThrows(WorkspaceException.class,
+                () -> q.decide("run_three", false, null, "root", false, false));
+        assertEquals(LoopErrorCodes.REVIEW_ALREADY_DECIDED, twice.code());
+        ReviewQueue.Decided rejected = q.decide("run_one", false, "no", "root", true, true);
+        assertEquals("rejected", rejected.item().status());
+        assertEquals("a\n", Files.readString(dir.resolve("a.txt")));
+        assertEquals(List.of("run_one", "run_three"), q.list(null, null).stream().map(ReviewItem::id).toList(),
+                "decided items most recently decided first");
+        assertEquals(LoopErrorCodes.REVIEW_ITEM_NOT_FOUND, assertThrows(WorkspaceException.class,
+                () -> q.detail("run_two", 10)).code());
+        assertEquals(2, q.detail("run_one", 10).changes().total());
+    }
+
+    @Test
+    void ciRepairPlansAreStoredAndFoundByProject() {
+        CiRepairPlans plans = new CiRepairPlans(store, clock);
+        CiRepairPlans.Prompt prompt = CiRepairPlans.prompt("a\nb\nFAILED\n", "build");
+        assertEquals(3, prompt.linesUsed());
+        assertTrue(prompt.text().contains("The CI log (text between"), prompt.text());
+        String id = plans.newId();
+        CiRepairPlans.Plan p = plans.record(id, "p", "run_x", "claude", null, "build", prompt, "root");
+        assertEquals(p, plans.get(id));
+        assertEquals(List.of(p), plans.list("p"));
+        assertTrue(plans.list("q").isEmpty());
+        assertEquals(List.of(p), plans.list(null));
+        assertEquals(LoopErrorCodes.CI_REPAIR_PLAN_NOT_FOUND, assertThrows(WorkspaceException.class,
+                () -> plans.get("plan_0000000000000000")).code());
+        assertEquals("drafting", CiRepairPlans.status(RunStatus.QUEUED));
+        assertEquals("ready", CiRepairPlans.status(RunStatus.SUCCEEDED));
+        assertEquals("failed", CiRepairPlans.status(RunStatus.TIMED_OUT));
+        // a long log keeps only its tail, within the byte bound
+        String big = ("x".repeat(400) + "\n").repeat(1000);
+        CiRepairPlans.Prompt bounded = CiRepairPlans.prompt(big, null);
+        assertTrue(bounded.linesUsed() < 200 && bounded.linesUsed() > 0, "" + bounded.linesUsed());
+        assertTrue(bounded.text().length() < CiRepairPlans.TAIL_BYTES + 2000);
+        assertThrows(WorkspaceException.Validation.class, () -> CiRepairPlans.prompt("x".repeat(
+                CiRepairPlans.MAX_LOG_CHARS + 1), null));
+    }
+}
