@@ -61,8 +61,16 @@ import org.eclipse.jgit.treewalk.WorkingTreeIterator;
  * index, HEAD and the files stay as they are. Restoring writes each differing file through a temporary file and a
  * rename, and never leaves the working tree: a path with a {@code ..} or {@code .git} segment, or whose parent
  * resolves outside the working tree, is refused.
+ *
+ * <p>An untracked file larger than {@value #MAX_UNTRACKED_BYTES} bytes (a dataset, a build output nobody ignored) is
+ * left out: recording it would copy it into the repository's objects at every snapshot of a changed version. Left
+ * out of the snapshot and out of the working tree a restore compares against, such a file is neither recorded nor
+ * deleted or overwritten by a restore; it stays as it is.
  */
 final class JGitSnapshots {
+    /** Untracked files above this size are not recorded (and so never touched by a restore). */
+    static final long MAX_UNTRACKED_BYTES = 16L << 20;
+
     private static final PersonIdent IDENT_TEMPLATE = new PersonIdent("Agent Workspace", "agent-workspace@localhost");
 
     private final Repository repo;
@@ -298,6 +306,10 @@ final class JGitSnapshots {
                     continue;
                 }
                 FileMode mode = w.getEntryFileMode();
+                if (d == null && (mode == FileMode.REGULAR_FILE || mode == FileMode.EXECUTABLE_FILE)
+                        && w.getEntryContentLength() > MAX_UNTRACKED_BYTES) {
+                    continue; // a large untracked file: left as it is (see the class comment)
+                }
                 ObjectId id = w.getEntryObjectId();
                 if (mode != FileMode.GITLINK && !reader.has(id)) {
                     try (InputStream in = w.openEntryStream()) {

@@ -173,6 +173,31 @@ class SnapshotTest {
     }
 
     @Test
+    void aLargeUntrackedFileIsNeitherRecordedNorTouchedByARestore() throws Exception {
+        Path repo = fx.repo("big", "a.txt", "a\n");
+        Path big = repo.resolve("data.bin");
+        try (var out = java.nio.channels.FileChannel.open(big, java.nio.file.StandardOpenOption.CREATE_NEW,
+                java.nio.file.StandardOpenOption.WRITE)) {
+            out.write(java.nio.ByteBuffer.wrap("first".getBytes(java.nio.charset.StandardCharsets.UTF_8)),
+                    JGitSnapshots.MAX_UNTRACKED_BYTES); // one byte past the limit and more
+        }
+        Fixture.write(repo, "small.bin", "small\n");
+        try (Vcs vcs = fx.open(repo)) {
+            Snapshot s = vcs.snapshot("refs/agent-workspace/checkpoints/big", "big");
+            assertEquals(List.of("a.txt", "small.bin"), GitCli.lines(fx.git.out(repo, "ls-tree", "-r",
+                    "--name-only", s.ref())));
+            // not copied into the objects either
+            String bigId = fx.git.out(repo, "hash-object", "data.bin").strip();
+            assertTrue(fx.git.run(repo, "cat-file", "-e", bigId).exit() != 0, "the big file is not in the objects");
+            // a restore to it leaves the big file as it is (neither deleted nor rewritten)
+            Fixture.write(repo, "small.bin", "changed\n");
+            vcs.restoreSnapshot(s.ref());
+            assertEquals("small\n", Files.readString(repo.resolve("small.bin")));
+            assertEquals(JGitSnapshots.MAX_UNTRACKED_BYTES + 5, Files.size(big));
+        }
+    }
+
+    @Test
     void aRepositoryWithoutCommitsHasNoHeadTree() throws Exception {
         Path repo = tmp.resolve("empty");
         fx.git.out(tmp, "init", "-q", "-b", "main", repo.toString());
