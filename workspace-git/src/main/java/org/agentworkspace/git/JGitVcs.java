@@ -158,6 +158,17 @@ final class JGitVcs implements Vcs {
 
     // ---------------------------------------------------------------- diff
 
+    /** The settings every diff of this class uses: `git diff --no-renames --no-ext-diff --abbrev=7`'s output. */
+    private void configure(DiffFormatter formatter) {
+        formatter.setRepository(repo);
+        formatter.setDetectRenames(false);
+        formatter.setOldPrefix("a/");
+        formatter.setNewPrefix("b/");
+        formatter.setAbbreviationLength(7);
+        formatter.setContext(3);
+        formatter.setDiffComparator(RawTextComparator.DEFAULT);
+    }
+
     @Override
     public DiffResult diff(DiffRequest request) {
         RelativePath file = requireGitPath(request.file(), true);
@@ -165,13 +176,7 @@ final class JGitVcs implements Vcs {
             BoundedBuffer out = new BoundedBuffer(options.maxDiffBytes());
             DirCache index = repo.readDirCache();
             try (ObjectReader reader = repo.newObjectReader(); DiffFormatter formatter = new GitDiffFormatter(out)) {
-                formatter.setRepository(repo);
-                formatter.setDetectRenames(false);
-                formatter.setOldPrefix("a/");
-                formatter.setNewPrefix("b/");
-                formatter.setAbbreviationLength(7);
-                formatter.setContext(3);
-                formatter.setDiffComparator(RawTextComparator.DEFAULT);
+                configure(formatter);
                 if (!file.isRoot()) {
                     formatter.setPathFilter(PathFilter.create(file.value()));
                 }
@@ -609,13 +614,7 @@ final class JGitVcs implements Vcs {
         return call("diff", null, () -> {
             BoundedBuffer out = new BoundedBuffer(options.maxDiffBytes());
             try (DiffFormatter formatter = new GitDiffFormatter(out)) {
-                formatter.setRepository(repo);
-                formatter.setDetectRenames(false);
-                formatter.setOldPrefix("a/");
-                formatter.setNewPrefix("b/");
-                formatter.setAbbreviationLength(7);
-                formatter.setContext(3);
-                formatter.setDiffComparator(RawTextComparator.DEFAULT);
+                configure(formatter);
                 try {
                     formatter.format(snapshots().treeId(from), snapshots().treeId(to));
                     formatter.flush();
