@@ -15,6 +15,7 @@ import java.util.Map;
 
 import com.fasterxml.jackson.databind.JsonNode;
 
+import org.agentworkspace.server.SseClient;
 import org.agentworkspace.server.TestServer;
 import org.agentworkspace.testkit.fakecli.FakeClis;
 import org.agentworkspace.testkit.fakecli.FakeNpm;

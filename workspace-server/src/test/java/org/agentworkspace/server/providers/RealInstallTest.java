@@ -17,6 +17,7 @@ import java.util.concurrent.TimeUnit;
 
 import com.fasterxml.jackson.databind.JsonNode;
 
+import org.agentworkspace.server.SseClient;
 import org.agentworkspace.server.TestServer;
 import org.agentworkspace.testkit.realcli.RealCli;
 import org.junit.jupiter.api.Assumptions;

@@ -1,4 +1,4 @@
-package org.agentworkspace.server.providers;
+package org.agentworkspace.server;
 
 import java.io.BufferedReader;
 import java.io.IOException;
@@ -12,31 +12,45 @@ import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
+import java.time.Duration;
 import java.util.function.Predicate;
 
-/** Reads a server-sent event stream frame by frame (tests only). */
-final class SseClient implements AutoCloseable {
-    record Event(String id, String name, String data) {
+/** Reads a server-sent event stream frame by frame (tests only): a GET stream, or a job started by a POST. */
+public final class SseClient implements AutoCloseable {
+    public record Event(String id, String name, String data) {
     }
 
-    final int status;
+    public final int status;
+    public final String contentType;
     private final InputStream body;
     private final BufferedReader reader;
 
-    private SseClient(int status, InputStream body) {
+    private SseClient(int status, String contentType, InputStream body) {
         this.status = status;
+        this.contentType = contentType;
         this.body = body;
         this.reader = new BufferedReader(new InputStreamReader(body, StandardCharsets.UTF_8));
     }
 
-    static SseClient open(HttpClient http, URI uri, String... headers) {
-        HttpRequest.Builder b = HttpRequest.newBuilder(uri).header("Accept", "text/event-stream").GET();
+    /** GETs the stream; {@code headers} are name, value pairs. */
+    public static SseClient open(HttpClient http, URI uri, String... headers) {
+        return send(http, HttpRequest.newBuilder(uri).GET(), headers);
+    }
+
+    /** POSTs without a body and reads the answer as a stream (a job that streams its progress). */
+    public static SseClient post(HttpClient http, URI uri, String... headers) {
+        return send(http, HttpRequest.newBuilder(uri).timeout(Duration.ofSeconds(60))
+                .POST(HttpRequest.BodyPublishers.noBody()), headers);
+    }
+
+    private static SseClient send(HttpClient http, HttpRequest.Builder b, String... headers) {
+        b.header("Accept", "text/event-stream");
         for (int i = 0; i + 1 < headers.length; i += 2) {
             b.header(headers[i], headers[i + 1]);
         }
         try {
             HttpResponse<InputStream> res = http.send(b.build(), HttpResponse.BodyHandlers.ofInputStream());
-            return new SseClient(res.statusCode(), res.body());
+            return new SseClient(res.statusCode(), res.headers().firstValue("Content-Type").orElse(""), res.body());
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         } catch (InterruptedException e) {
@@ -45,8 +59,17 @@ final class SseClient implements AutoCloseable {
         }
     }
 
+    /** The whole body as text (an error answer instead of a stream). */
+    public String text() {
+        try {
+            return new String(body.readAllBytes(), StandardCharsets.UTF_8);
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
     /** The next event, or null when the stream ended. Comment lines are skipped. */
-    Event next() {
+    public Event next() {
         String id = null;
         String name = null;
         StringBuilder data = null;
@@ -83,7 +106,7 @@ final class SseClient implements AutoCloseable {
     }
 
     /** Events until one matches (inclusive) or the stream ends. */
-    List<Event> until(Predicate<Event> stop) {
+    public List<Event> until(Predicate<Event> stop) {
         List<Event> out = new ArrayList<>();
         Event e;
         while ((e = next()) != null) {
@@ -96,7 +119,7 @@ final class SseClient implements AutoCloseable {
     }
 
     /** Every event until the stream ends. */
-    List<Event> all() {
+    public List<Event> all() {
         return until(e -> false);
     }
 
