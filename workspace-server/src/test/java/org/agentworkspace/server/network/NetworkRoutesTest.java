@@ -132,7 +132,7 @@ class NetworkRoutesTest {
         Path tool = failing.resolve("cloudflared");
         Files.writeString(tool, "#!/bin/sh\necho 'ERR failed to request quick Tunnel: no network' >&2\nexit 1\n");
         Files.setPosixFilePermissions(tool, PosixFilePermissions.fromString("rwx------"));
-        try (TestServer s = server(failing, Map.of("AW_TUNNEL_START_SECONDS", "5"))) {
+        try (TestServer s = server(failing, Map.of("AW_TUNNEL_START_SECONDS", "20"))) {
             String admin = s.registerAdmin();
             JsonNode err = expect(s.post("/api/network/tunnel", null, bearer(admin)), 503, "TUNNEL_FAILED");
             assertTrue(err.path("error").path("message").asText().contains("no network"), err.toString());
