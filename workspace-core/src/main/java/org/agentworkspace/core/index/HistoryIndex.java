@@ -1391,7 +1391,9 @@ public final class HistoryIndex implements AutoCloseable {
         }
         int filesPending = pending.size() + running.size();
         String state;
-        if (listedAt == null) {
+        if (!started()) {
+            state = "off"; // the configuration turned the index off (--history-index false)
+        } else if (listedAt == null) {
             state = "listing";
         } else if (readyAt == null || filesPending > BACKLOG_INDEXING || rebuildingFullText()) {
             state = "indexing";

@@ -171,11 +171,18 @@ public final class BackgroundJobs {
         d.put("messages", s.messages());
         d.put("filesPending", s.filesPending());
         boolean ready = "ready".equals(s.state());
-        Double progress = s.sessions() == 0 ? (ready ? 1.0 : null)
-                : Math.min(1.0, (double) s.sessionsIndexed() / s.sessions());
+        boolean off = "off".equals(s.state());
+        Double progress;
+        if (off) {
+            progress = null;
+        } else if (s.sessions() == 0) {
+            progress = ready ? 1.0 : null; // (not a conditional expression: its type would be double, null unboxed)
+        } else {
+            progress = Math.min(1.0, (double) s.sessionsIndexed() / s.sessions());
+        }
         java.time.Instant created = s.startedAt() != null ? s.startedAt() : java.time.Instant.EPOCH;
         return new BackgroundJob(HISTORY_INDEX, "history-index", "conversation history index",
-                ready ? "ready" : "running", false, progress, created, s.startedAt(), s.readyAt(), d);
+                off ? "off" : ready ? "ready" : "running", false, progress, created, s.startedAt(), s.readyAt(), d);
     }
 
     private static String text(JsonNode n, String field) {

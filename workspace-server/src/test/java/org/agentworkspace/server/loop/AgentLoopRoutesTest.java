@@ -171,6 +171,23 @@ class AgentLoopRoutesTest {
         expect(s.post(BASE + "/jobs/whatever/cancel", null, auth()), 404, "BACKGROUND_JOB_NOT_FOUND");
     }
 
+    @Test
+    void withTheHistoryIndexOffTheJobSaysOff() {
+        try (TestServer off = TestServer.start(c -> c.withEngine(c.engine().withHistoryIndex(false)))) {
+            String token = off.registerAdmin();
+            JsonNode status = expect(off.get("/api/history/index", bearer(token)), 200, null);
+            assertEquals("off", status.path("state").asText(), status.toString());
+            var res = off.get(BASE + "/jobs", bearer(token));
+            JsonNode jobs = expect(res, 200, null);
+            assertEquals(List.of(), DOC.validateResponse("GET", BASE + "/jobs", res.statusCode(),
+                    res.headers().map(), res.body()), res.body());
+            JsonNode index = find(jobs.path("jobs"), "history-index");
+            assertNotNull(index, jobs.toString());
+            assertEquals("off", index.path("status").asText(), index.toString());
+            assertTrue(index.path("progress").isNull(), index.toString());
+        }
+    }
+
     static JsonNode find(JsonNode array, String id) {
         for (JsonNode n : array) {
             if (n.path("id").asText().equals(id)) {

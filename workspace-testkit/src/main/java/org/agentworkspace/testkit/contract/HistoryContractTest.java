@@ -134,7 +134,7 @@ class HistoryContractTest extends ProjectsFixture {
         assertEquals(0, joined.path("total").asInt());
 
         JsonNode status = client.get("/api/history/index").as(session).send().expectStatus(200).json();
-        assertTrue(Set.of("listing", "indexing", "ready").contains(status.path("state").asText()), status.toString());
+        assertTrue(Set.of("listing", "indexing", "ready", "off").contains(status.path("state").asText()), status.toString());
         assertTrue(status.path("sessions").asInt(-1) >= 0, status.toString());
         assertTrue(status.path("sessionsIndexed").asInt(-1) >= 0, status.toString());
         assertNotNull(status.get("startedAt"), status.toString());
