@@ -22,6 +22,11 @@ public final class LoopErrorCodes {
     public static final String CI_REPAIR_PLAN_NOT_FOUND = "CI_REPAIR_PLAN_NOT_FOUND";
     /** {@code NotFound}: no review item has that id. */
     public static final String REVIEW_ITEM_NOT_FOUND = "REVIEW_ITEM_NOT_FOUND";
+    /**
+     * {@code Conflict}: a revert was asked for an item whose record in the repository was deleted or moved after
+     * it was made (perhaps by the run itself): the files are not put back from it.
+     */
+    public static final String REVIEW_RECORD_CHANGED = "REVIEW_RECORD_CHANGED";
     /** {@code Conflict}: the review item was approved or rejected already. */
     public static final String REVIEW_ALREADY_DECIDED = "REVIEW_ALREADY_DECIDED";
 }

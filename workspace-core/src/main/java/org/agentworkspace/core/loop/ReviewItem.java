@@ -25,9 +25,23 @@ import java.time.Instant;
  * @param decidedAt     when it was decided, or {@code null}
  * @param createdAt     when the run started
  * @param endedAt       when the run ended, or {@code null}
+ * @param beforeCommit  the commit the before snapshot recorded ({@code null} for records older than this field)
+ * @param afterCommit   the commit the after snapshot recorded, or {@code null}
+ * @param recordChanged the refs no longer name these commits (deleted or moved, perhaps by the run itself), or the
+ *                      record could not be completed: the item is kept for review, and a revert is refused
  */
 public record ReviewItem(String id, String projectId, String projectPath, String provider, String route,
                          String taskId, Long userId, String runStatus, String status, Integer filesAdded,
                          Integer filesModified, Integer filesDeleted, String beforeRef, String afterRef, String note,
-                         String decidedBy, Instant decidedAt, Instant createdAt, Instant endedAt) {
+                         String decidedBy, Instant decidedAt, Instant createdAt, Instant endedAt,
+                         String beforeCommit, String afterCommit, boolean recordChanged) {
+    /** What the item's diff starts from: the recorded commit, or for older records the ref. */
+    String from() {
+        return beforeCommit != null ? beforeCommit : beforeRef;
+    }
+
+    /** What the item's diff ends at. */
+    String to() {
+        return afterCommit != null ? afterCommit : afterRef;
+    }
 }

@@ -44,7 +44,7 @@ public final class ReviewQueue implements RunObserver {
     private static final ObjectMapper JSON = new ObjectMapper();
     private static final String COLUMNS = "run_id, project_id, project_path, provider, route, task_id, user_id, "
             + "run_status, status, files_added, files_modified, files_deleted, before_ref, after_ref, note, "
-            + "decided_by, decided_at, created_at, ended_at";
+            + "decided_by, decided_at, created_at, ended_at, before_commit, after_commit, record_changed";
 
     private final Store store;
     private final Clock clock;
@@ -75,8 +75,9 @@ public final class ReviewQueue implements RunObserver {
             return;
         }
         String before = PREFIX + run.id() + "/before";
+        Snapshot recorded;
         try (Vcs vcs = git.get().open(workingDir)) {
-            vcs.snapshot(before, "Agent Workspace: working tree before run " + run.id());
+            recorded = vcs.snapshot(before, "Agent Workspace: working tree before run " + run.id());
         } catch (RuntimeException e) {
             LOG.log(System.Logger.Level.WARNING, "could not record the working tree before run " + run.id() + ": "
                     + e.getMessage());
@@ -85,11 +86,12 @@ public final class ReviewQueue implements RunObserver {
         Long userId = meta.path("userId").isIntegralNumber() ? meta.path("userId").asLong() : null;
         try {
             store.write(h -> h.createUpdate("INSERT INTO agent_loop_reviews (run_id, project_id, project_path, "
-                            + "provider, route, task_id, user_id, before_ref, status, created_at) VALUES (:id, :p, "
-                            + ":path, :prov, :route, :task, :user, :before, 'recording', :at)")
+                            + "provider, route, task_id, user_id, before_ref, before_commit, status, created_at) VALUES "
+                            + "(:id, :p, :path, :prov, :route, :task, :user, :before, :commit, 'recording', :at)")
                     .bind("id", run.id()).bind("p", text(meta, "projectId")).bind("path", workingDir.toString())
                     .bind("prov", run.provider()).bind("route", route).bind("task", text(meta, "taskId"))
-                    .bind("user", userId).bind("before", before).bind("at", clock.millis()).execute());
+                    .bind("user", userId).bind("before", before).bind("commit", recorded.commit())
+                    .bind("at", clock.millis()).execute());
         } catch (JdbiException e) {
             LOG.log(System.Logger.Level.WARNING, "could not store the review record of run " + run.id(), e);
         }
@@ -108,46 +110,66 @@ public final class ReviewQueue implements RunObserver {
         }
     }
 
+    /**
+     * Records the working tree after the run and compares it with the before record, by the commit ids the store
+     * kept. A run that changed nothing leaves no item. Anything that makes the record doubtful keeps the item for
+     * review with {@code record_changed} set: the before ref deleted or moved, the repository or folder gone, the
+     * after snapshot failing. (The refs are in the repository the run worked in, so the run can touch them; a run
+     * hiding its changes that way would otherwise drop out of the queue.)
+     */
     private void finish(ReviewItem item, String runStatus) {
         String after = PREFIX + item.id() + "/after";
         long now = clock.millis();
-        int added = 0;
-        int modified = 0;
-        int deleted = 0;
-        String status;
+        Integer added = null;
+        Integer modified = null;
+        Integer deleted = null;
+        String status = "pending";
+        String afterCommit = null;
+        boolean changed = false;
         Path dir = Path.of(item.projectPath());
         if (git.isEmpty() || !Files.isDirectory(dir) || !git.get().isRepository(dir)) {
-            status = "unchanged";
+            changed = true;
         } else {
             try (Vcs vcs = git.get().open(dir)) {
                 vcs.findSnapshot(after).ifPresent(s -> vcs.deleteSnapshot(after));
-                vcs.snapshot(after, "Agent Workspace: working tree after run " + item.id());
-                TreeChanges c = vcs.changes(item.beforeRef(), after, Integer.MAX_VALUE);
+                afterCommit = vcs.snapshot(after, "Agent Workspace: working tree after run " + item.id()).commit();
+                boolean intact = item.beforeCommit() == null || vcs.findSnapshot(item.beforeRef())
+                        .map(s -> s.commit().equals(item.beforeCommit())).orElse(false);
+                changed = !intact;
+                TreeChanges c = vcs.changes(item.from(), afterCommit, Integer.MAX_VALUE);
                 added = (int) c.count(TreeChange.Kind.ADDED);
                 modified = (int) c.count(TreeChange.Kind.MODIFIED);
                 deleted = (int) c.count(TreeChange.Kind.DELETED);
-                status = c.total() > 0 ? "pending" : "unchanged";
-                if (c.total() == 0) {
+                if (c.total() == 0 && intact) {
+                    status = "unchanged";
                     vcs.deleteSnapshot(after);
                     vcs.deleteSnapshot(item.beforeRef());
                 }
             } catch (RuntimeException e) {
-                LOG.log(System.Logger.Level.WARNING, "could not record the working tree after run " + item.id()
-                        + ": " + e.getMessage());
-                status = "unchanged";
+                LOG.log(System.Logger.Level.WARNING, "could not complete the record of run " + item.id()
+                        + " (kept for review): " + e.getMessage());
+                changed = true;
             }
         }
+        if (changed) {
+            LOG.log(System.Logger.Level.WARNING, "the record of run " + item.id() + " was changed or could not be "
+                    + "completed: kept for review, revert refused");
+        }
         String s = status;
-        int a = added;
-        int m = modified;
-        int d = deleted;
+        Integer a = added;
+        Integer m = modified;
+        Integer d = deleted;
         boolean kept = s.equals("pending");
+        String ac = afterCommit;
+        boolean rc = changed;
         try {
             store.write(h -> h.createUpdate("UPDATE agent_loop_reviews SET status = :s, after_ref = :after, "
-                            + "run_status = :rs, files_added = :a, files_modified = :m, files_deleted = :d, "
-                            + "ended_at = :at WHERE run_id = :id AND status = 'recording'")
-                    .bind("s", s).bind("after", kept ? after : null).bind("rs", runStatus).bind("a", a)
-                    .bind("m", m).bind("d", d).bind("at", now).bind("id", item.id()).execute());
+                            + "after_commit = :ac, record_changed = :rc, run_status = :rs, files_added = :a, "
+                            + "files_modified = :m, files_deleted = :d, ended_at = :at WHERE run_id = :id "
+                            + "AND status = 'recording'")
+                    .bind("s", s).bind("after", kept && ac != null ? after : null).bind("ac", kept ? ac : null)
+                    .bind("rc", rc).bind("rs", runStatus).bind("a", a).bind("m", m).bind("d", d).bind("at", now)
+                    .bind("id", item.id()).execute());
         } catch (JdbiException e) {
             LOG.log(System.Logger.Level.WARNING, "could not store the review record of run " + item.id(), e);
         }
@@ -184,9 +206,9 @@ public final class ReviewQueue implements RunObserver {
         ReviewItem item = reviewable(id);
         TreeChanges changes = null;
         Path dir = Path.of(item.projectPath());
-        if (git.isPresent() && item.afterRef() != null && Files.isDirectory(dir) && git.get().isRepository(dir)) {
+        if (git.isPresent() && item.to() != null && Files.isDirectory(dir) && git.get().isRepository(dir)) {
             try (Vcs vcs = git.get().open(dir)) {
-                changes = vcs.changes(item.beforeRef(), item.afterRef(), limit);
+                changes = vcs.changes(item.from(), item.to(), limit);
             } catch (WorkspaceException e) {
                 LOG.log(System.Logger.Level.DEBUG, "no changes for review item " + id + ": " + e.getMessage());
             }
@@ -203,12 +225,12 @@ public final class ReviewQueue implements RunObserver {
     public org.agentworkspace.api.vcs.DiffResult diff(String id) {
         ReviewItem item = reviewable(id);
         Path dir = Path.of(item.projectPath());
-        if (git.isEmpty() || item.afterRef() == null || !Files.isDirectory(dir) || !git.get().isRepository(dir)) {
+        if (git.isEmpty() || item.to() == null || !Files.isDirectory(dir) || !git.get().isRepository(dir)) {
             throw new WorkspaceException.Conflict(org.agentworkspace.api.vcs.VcsErrorCodes.NOT_A_GIT_REPOSITORY,
                     "the run's folder is no longer a git working tree");
         }
         try (Vcs vcs = git.get().open(dir)) {
-            return vcs.diff(item.beforeRef(), item.afterRef());
+            return vcs.diff(item.from(), item.to());
         }
     }
 
@@ -245,9 +267,13 @@ public final class ReviewQueue implements RunObserver {
                         "the run's folder is no longer a git working tree");
             }
             try (Vcs vcs = git.get().open(dir)) {
-                Snapshot before = vcs.findSnapshot(item.beforeRef()).orElseThrow(() ->
-                        new WorkspaceException.Conflict(LoopErrorCodes.WOULD_LOSE_CHANGES,
-                                "the record of the files before the run is gone"));
+                Snapshot before = vcs.findSnapshot(item.beforeRef())
+                        .filter(b -> !item.recordChanged()
+                                && (item.beforeCommit() == null || b.commit().equals(item.beforeCommit())))
+                        .orElseThrow(() -> new WorkspaceException.Conflict(LoopErrorCodes.REVIEW_RECORD_CHANGED,
+                                "the record of the files before the run was deleted or moved after it was made; "
+                                        + "they are not put back from it (reject without revert, and look at the "
+                                        + "files by hand)"));
                 WorkingTreeState now = vcs.workingTree();
                 if (!now.tree().equals(before.tree()) && !now.clean() && !Checkpoints.keptBySnapshot(vcs, now.tree())
                         && !force) {
@@ -322,7 +348,8 @@ public final class ReviewQueue implements RunObserver {
         return new ReviewItem(rs.getString(1), rs.getString(2), rs.getString(3), rs.getString(4), rs.getString(5),
                 rs.getString(6), nullableLong(rs, 7), rs.getString(8), rs.getString(9), nullableInt(rs, 10),
                 nullableInt(rs, 11), nullableInt(rs, 12), rs.getString(13), rs.getString(14), rs.getString(15),
-                rs.getString(16), instant(rs, 17), instant(rs, 18), instant(rs, 19));
+                rs.getString(16), instant(rs, 17), instant(rs, 18), instant(rs, 19), rs.getString(20),
+                rs.getString(21), rs.getBoolean(22));
     }
 
     private static Long nullableLong(ResultSet rs, int i) throws SQLException {

@@ -142,6 +142,56 @@ abstract class AbstractAgentLoopStoreTest {
     }
 
     @Test
+    void aRunCannotHideOrRewriteItsOwnRecord() throws Exception {
+        GitCli cli = new GitCli(tmp.resolve("home"));
+        Path dir = cli.repo(tmp.resolve("repo"), "a.txt", "a\n");
+        ReviewQueue q = new ReviewQueue(store, clock, Optional.of(git), d -> false);
+
+        // deleting its before ref (and changing a file) does not drop the run from the queue
+        q.starting(run("run_hide", RunStatus.RUNNING, "automation", dir), dir);
+        String recorded = q.find("run_hide").orElseThrow().beforeCommit();
+        assertTrue(recorded.matches("[0-9a-f]{40}"), recorded);
+        Files.writeString(dir.resolve("a.txt"), "evil\n");
+        cli.out(dir, "update-ref", "-d", "refs/agent-workspace/runs/run_hide/before");
+        q.ended(run("run_hide", RunStatus.SUCCEEDED, "automation", dir));
+        ReviewItem hidden = q.find("run_hide").orElseThrow();
+        assertEquals("pending", hidden.status());
+        assertTrue(hidden.recordChanged());
+        assertEquals(1, hidden.filesModified(), "counted from the recorded commit");
+        assertTrue(q.diff("run_hide").diff().contains("+evil"), "the diff is read from the recorded commits");
+        assertEquals(LoopErrorCodes.REVIEW_RECORD_CHANGED, assertThrows(WorkspaceException.class,
+                () -> q.decide("run_hide", false, null, "root", true, true)).code());
+        assertEquals("pending", q.find("run_hide").orElseThrow().status(), "a refused revert decides nothing");
+        q.decide("run_hide", false, "hid its record", "root", false, false);
+
+        // moving the before ref to a tree that already holds the change: not "unchanged", and no revert from it
+        q.starting(run("run_move", RunStatus.RUNNING, "automation", dir), dir);
+        Files.writeString(dir.resolve("a.txt"), "evil again\n");
+        cli.out(dir, "add", "-A");
+        cli.out(dir, "commit", "-q", "-m", "looks harmless");
+        cli.out(dir, "update-ref", "refs/agent-workspace/runs/run_move/before", "HEAD");
+        q.ended(run("run_move", RunStatus.SUCCEEDED, "automation", dir));
+        ReviewItem moved = q.find("run_move").orElseThrow();
+        assertEquals("pending", moved.status());
+        assertTrue(moved.recordChanged());
+        assertEquals(1, moved.filesModified());
+        assertTrue(q.detail("run_move", 10).changes().total() == 1, "the change list is read from the recorded commits");
+        assertEquals(LoopErrorCodes.REVIEW_RECORD_CHANGED, assertThrows(WorkspaceException.class,
+                () -> q.decide("run_move", false, null, "root", true, true)).code());
+
+        // removing the repository itself keeps the item too
+        q.starting(run("run_gone", RunStatus.RUNNING, "automation", dir), dir);
+        Path gitDir = dir.resolve(".git");
+        Path aside = tmp.resolve("git-aside");
+        Files.move(gitDir, aside);
+        q.ended(run("run_gone", RunStatus.SUCCEEDED, "automation", dir));
+        ReviewItem gone = q.find("run_gone").orElseThrow();
+        assertEquals("pending", gone.status());
+        assertTrue(gone.recordChanged());
+        Files.move(aside, gitDir);
+    }
+
+    @Test
     void ciRepairPlansAreStoredAndFoundByProject() {
         CiRepairPlans plans = new CiRepairPlans(store, clock);
         CiRepairPlans.Prompt prompt = CiRepairPlans.prompt("a\nb\nFAILED\n", "build");

@@ -237,6 +237,9 @@ public final class AgentLoopService extends ApiService {
         m.put("summary", summary);
         m.put("beforeRef", i.beforeRef());
         m.put("afterRef", i.afterRef());
+        m.put("beforeCommit", i.beforeCommit());
+        m.put("afterCommit", i.afterCommit());
+        m.put("recordChanged", i.recordChanged());
         m.put("note", i.note());
         m.put("decidedBy", i.decidedBy());
         m.put("decidedAt", time(i.decidedAt()));
