@@ -140,10 +140,23 @@ public final class AgentLoopService extends ApiService {
     private void restoreCheckpoint(Call call) {
         JsonNode body = call.body();
         only(body, "projectId", "projectName", "force");
+        alsoNeeds(call, Scope.PROJECTS_WRITE, "a restore rewrites the project's files");
         Checkpoints.Restored r = loop.checkpoints().restore(project(body), call.pathParam("checkpointId"),
                 Call.optionalBoolean(body, "force", false));
         call.ack("checkpoint", view(r.checkpoint()), "written", r.written(), "deleted", r.deleted(),
                 "forced", r.forced());
+    }
+
+    /**
+     * A second scope some actions need besides {@code orchestration:write}, as the routes that do the same thing
+     * elsewhere: starting an agent run ({@code tasks:write}), rewriting a project's files ({@code projects:write}).
+     * A signed-in administrator holds every scope; a key must carry both.
+     */
+    private static void alsoNeeds(Call call, Scope scope, String why) {
+        if (!call.principal().has(scope)) {
+            throw new WorkspaceException.Forbidden(org.agentworkspace.api.ErrorCodes.INSUFFICIENT_SCOPE,
+                    "this action also needs the scope " + scope.id() + " (" + why + ")");
+        }
     }
 
     /** Refuses a body field the route does not know (400 {@code VALIDATION_FAILED}), so a typo is not ignored. */
@@ -207,6 +220,9 @@ public final class AgentLoopService extends ApiService {
             only(body, "note");
         } else {
             only(body, "note", "revert", "force");
+            if (Call.optionalBoolean(body, "revert", false)) {
+                alsoNeeds(call, Scope.PROJECTS_WRITE, "a revert rewrites the project's files");
+            }
         }
         ReviewQueue.Decided d = loop.reviews().decide(call.pathParam("itemId"), approve,
                 Call.optionalString(body, "note").orElse(null), call.principal().user().username(),
@@ -264,6 +280,7 @@ public final class AgentLoopService extends ApiService {
     private void createPlan(Call call) {
         JsonNode body = call.body();
         only(body, "projectId", "projectName", "ciLog", "failingJob", "agentType", "model");
+        alsoNeeds(call, Scope.TASKS_WRITE, "a plan is drafted by an agent run");
         String project = project(body);
         String agentType = Call.optionalString(body, "agentType").filter(s -> !s.isBlank()).orElse("claude");
         runs.provider(agentType);

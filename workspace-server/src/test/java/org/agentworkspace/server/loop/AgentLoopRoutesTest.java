@@ -123,6 +123,17 @@ class AgentLoopRoutesTest {
         expect(s.put(BASE + "/release-policy", Map.of("channel", "beta", "autoUpdate", true), "X-API-Key", readKey),
                 403, "INSUFFICIENT_SCOPE");
         expect(s.post(BASE + "/jobs/history-index/cancel", null, "X-API-Key", readKey), 403, "INSUFFICIENT_SCOPE");
+        // orchestration:write alone does not start an agent run nor rewrite a project's files
+        String loopKey = s.createKey(admin, "loop-write", List.of("orchestration:read", "orchestration:write"))[1];
+        JsonNode refused = expect(s.post(BASE + "/ci-repair-plans", Map.of("projectId", "any", "ciLog", "error"),
+                "X-API-Key", loopKey), 403, "INSUFFICIENT_SCOPE");
+        assertTrue(refused.path("error").path("message").asText().contains("tasks:write"), refused.toString());
+        expect(s.post(BASE + "/checkpoints/cp_000000000000/restore", Map.of("projectId", "any"), "X-API-Key",
+                loopKey), 403, "INSUFFICIENT_SCOPE");
+        expect(s.post(BASE + "/review-queue/run_none/reject", Map.of("revert", true), "X-API-Key", loopKey), 403,
+                "INSUFFICIENT_SCOPE");
+        expect(s.post(BASE + "/review-queue/run_none/reject", Map.of(), "X-API-Key", loopKey), 404,
+                "REVIEW_ITEM_NOT_FOUND");
 
         expect(s.post("/api/users", Map.of("username", "plain", "password", "plain-password-1"), auth()), 201, null);
         String plain = s.login("plain", "plain-password-1");
