@@ -35,6 +35,7 @@ import org.eclipse.jgit.dircache.DirCache;
 import org.eclipse.jgit.dircache.DirCacheBuilder;
 import org.eclipse.jgit.dircache.DirCacheEntry;
 import org.eclipse.jgit.dircache.DirCacheIterator;
+import org.eclipse.jgit.lib.ObjectChecker;
 import org.eclipse.jgit.lib.CommitBuilder;
 import org.eclipse.jgit.lib.Constants;
 import org.eclipse.jgit.lib.FileMode;
@@ -174,6 +175,11 @@ final class JGitSnapshots {
         try (ObjectInserter ins = repo.newObjectInserter(); ObjectReader reader = repo.newObjectReader()) {
             writeWorkingTree(ins, reader, current);
             Map<String, Entry> target = readTree(reader, ObjectId.fromString(s.tree()));
+            // every path of the snapshot is checked before anything is touched: a refused restore changes nothing
+            for (String path : target.keySet()) {
+                checkSegments(path);
+                confined(path);
+            }
             int deleted = 0;
             // deletions first: a file may stand where the snapshot has a folder
             Set<String> dirsToPrune = new TreeSet<>(Comparator.reverseOrder());
@@ -368,7 +374,7 @@ final class JGitSnapshots {
             try (var out = Files.newOutputStream(tmp)) {
                 loader.copyTo(out);
             }
-            setExecutable(tmp, want.mode() == FileMode.EXECUTABLE_FILE);
+            setMode(tmp, target, want.mode() == FileMode.EXECUTABLE_FILE);
             try {
                 Files.move(tmp, target, StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
             } catch (AtomicMoveNotSupportedException e) {
@@ -379,13 +385,27 @@ final class JGitSnapshots {
         }
     }
 
-    private static void setExecutable(Path p, boolean executable) {
+    /**
+     * The restored file's mode: the replaced file's when there is one (its executable bits as recorded), else
+     * {@code rw-r--r--} or {@code rwxr-xr-x} (a temporary file is created {@code rw-------}, which a rename keeps).
+     */
+    private static void setMode(Path p, Path replaced, boolean executable) {
         try {
-            Set<PosixFilePermission> perms = new HashSet<>(Files.getPosixFilePermissions(p));
+            Set<PosixFilePermission> perms;
+            if (Files.isRegularFile(replaced, LinkOption.NOFOLLOW_LINKS)) {
+                perms = new HashSet<>(Files.getPosixFilePermissions(replaced, LinkOption.NOFOLLOW_LINKS));
+            } else {
+                perms = new HashSet<>(java.nio.file.attribute.PosixFilePermissions.fromString("rw-r--r--"));
+            }
             if (executable) {
+                // executable for whoever may read it, as git's checkout does under the usual umask
                 perms.add(PosixFilePermission.OWNER_EXECUTE);
-                perms.add(PosixFilePermission.GROUP_EXECUTE);
-                perms.add(PosixFilePermission.OTHERS_EXECUTE);
+                if (perms.contains(PosixFilePermission.GROUP_READ)) {
+                    perms.add(PosixFilePermission.GROUP_EXECUTE);
+                }
+                if (perms.contains(PosixFilePermission.OTHERS_READ)) {
+                    perms.add(PosixFilePermission.OTHERS_EXECUTE);
+                }
             } else {
                 perms.remove(PosixFilePermission.OWNER_EXECUTE);
                 perms.remove(PosixFilePermission.GROUP_EXECUTE);
@@ -405,14 +425,31 @@ final class JGitSnapshots {
         }
     }
 
-    /** The path in the working tree, refused when a segment is unsafe or its parent leads outside. */
-    private Path confined(String gitPath) throws IOException {
+    /**
+     * Refuses a path with an empty, {@code .}, {@code ..} or {@code .git} segment, also in the spellings git itself
+     * refuses on checkout (NTFS short names, HFS+ ignorable characters: JGit's {@link ObjectChecker}).
+     */
+    private static void checkSegments(String gitPath) {
         for (String seg : gitPath.split("/", -1)) {
             if (seg.isEmpty() || seg.equals(".") || seg.equals("..") || seg.toLowerCase(Locale.ROOT).equals(".git")) {
-                throw new WorkspaceException.Forbidden(FileErrorCodes.PATH_OUTSIDE_PROJECT,
-                        "the snapshot holds a path that cannot be restored safely");
+                throw unsafePath();
             }
         }
+        try {
+            new ObjectChecker().setSafeForWindows(true).setSafeForMacOS(true).checkPath(gitPath);
+        } catch (org.eclipse.jgit.errors.CorruptObjectException e) {
+            throw unsafePath();
+        }
+    }
+
+    private static WorkspaceException unsafePath() {
+        return new WorkspaceException.Forbidden(FileErrorCodes.PATH_OUTSIDE_PROJECT,
+                "the snapshot holds a path that cannot be restored safely");
+    }
+
+    /** The path in the working tree, refused when a segment is unsafe or its parent leads outside. */
+    private Path confined(String gitPath) throws IOException {
+        checkSegments(gitPath);
         Path p = root.resolve(gitPath).normalize();
         Path existing = p.getParent();
         while (existing != null && !Files.exists(existing, LinkOption.NOFOLLOW_LINKS)) {

@@ -198,6 +198,50 @@ class SnapshotTest {
     }
 
     @Test
+    void aRefusedRestoreChangesNothingAndRestoredFilesKeepUsualModes() throws Exception {
+        Path repo = fx.repo("forged", "keep.txt", "keep\n", "s/s.txt", "s\n");
+        // a snapshot ref written by someone else, holding a ".." entry
+        String blob = fx.git.run(repo, "hash-object", "-w", "keep.txt").out().strip();
+        Path list = tmp.resolve("mktree.txt");
+        Files.writeString(list, "100644 blob " + blob + "\tconfig\n");
+        var mk = new ProcessBuilder("git", "mktree").directory(repo.toFile()).redirectInput(list.toFile()).start();
+        String sub = new String(mk.getInputStream().readAllBytes()).strip();
+        Files.writeString(list, "040000 tree " + sub + "\t..\n100644 blob " + blob + "\tkeep.txt\n");
+        mk = new ProcessBuilder("git", "mktree").directory(repo.toFile()).redirectInput(list.toFile()).start();
+        String top = new String(mk.getInputStream().readAllBytes()).strip();
+        assertTrue(top.matches("[0-9a-f]{40}"), "git mktree gave " + top);
+        String commit = fx.git.run(repo, "commit-tree", top, "-p", "HEAD", "-m", "forged").out().strip();
+        fx.git.out(repo, "update-ref", "refs/agent-workspace/checkpoints/forged", commit);
+        try (Vcs vcs = fx.open(repo)) {
+            WorkspaceException e = assertThrows(WorkspaceException.class,
+                    () -> vcs.restoreSnapshot("refs/agent-workspace/checkpoints/forged"));
+            assertEquals(FileErrorCodes.PATH_OUTSIDE_PROJECT, e.code());
+        }
+        assertEquals("s\n", Files.readString(repo.resolve("s/s.txt")), "nothing was deleted before the refusal");
+        assertEquals("", fx.git.out(repo, "status", "--porcelain"));
+
+        // modes: a rewritten file keeps its mode, a new one gets rw-r--r--, an executable rwxr-xr-x
+        Files.setPosixFilePermissions(repo.resolve("keep.txt"), java.nio.file.attribute.PosixFilePermissions
+                .fromString("rw-r--r--"));
+        Fixture.write(repo, "tool.sh", "#!/bin/sh\n");
+        Files.setPosixFilePermissions(repo.resolve("tool.sh"), java.nio.file.attribute.PosixFilePermissions
+                .fromString("rwxr-xr-x"));
+        try (Vcs vcs = fx.open(repo)) {
+            Snapshot snap = vcs.snapshot("refs/agent-workspace/checkpoints/modes", "modes");
+            Files.writeString(repo.resolve("keep.txt"), "changed\n");
+            Files.delete(repo.resolve("tool.sh"));
+            Files.delete(repo.resolve("s/s.txt"));
+            vcs.restoreSnapshot(snap.ref());
+        }
+        assertEquals("rw-r--r--", java.nio.file.attribute.PosixFilePermissions.toString(
+                Files.getPosixFilePermissions(repo.resolve("keep.txt"))));
+        assertEquals("rw-r--r--", java.nio.file.attribute.PosixFilePermissions.toString(
+                Files.getPosixFilePermissions(repo.resolve("s/s.txt"))));
+        assertEquals("rwxr-xr-x", java.nio.file.attribute.PosixFilePermissions.toString(
+                Files.getPosixFilePermissions(repo.resolve("tool.sh"))));
+    }
+
+    @Test
     void aRepositoryWithoutCommitsHasNoHeadTree() throws Exception {
         Path repo = tmp.resolve("empty");
         fx.git.out(tmp, "init", "-q", "-b", "main", repo.toString());

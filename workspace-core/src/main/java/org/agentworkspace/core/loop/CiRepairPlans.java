@@ -50,6 +50,22 @@ public final class CiRepairPlans {
                        long logBytes, int logLinesUsed, String createdBy, Instant createdAt) {
     }
 
+    /** The end of {@code line} in at most {@code maxBytes} UTF-8 bytes, cut at a code point. */
+    static String tailOf(String line, int maxBytes) {
+        int bytes = 0;
+        int i = line.length();
+        while (i > 0) {
+            int cp = line.codePointBefore(i);
+            int n = cp < 0x80 ? 1 : cp < 0x800 ? 2 : cp < 0x10000 ? 3 : 4;
+            if (bytes + n > maxBytes) {
+                break;
+            }
+            bytes += n;
+            i -= Character.charCount(cp);
+        }
+        return line.substring(i);
+    }
+
     /** The prompt for a log, and how many of its lines it holds. */
     public record Prompt(String text, int linesUsed, long logBytes) {
     }
@@ -81,6 +97,11 @@ public final class CiRepairPlans {
             String line = clean(lines[i]);
             int b = line.getBytes(java.nio.charset.StandardCharsets.UTF_8).length + 1;
             if (size + b > TAIL_BYTES) {
+                if (tail.isEmpty()) {
+                    // one line longer than the whole bound (a minified stack, a progress bar): its end, where the
+                    // error usually is, rather than nothing
+                    tail.addFirst(tailOf(line, TAIL_BYTES - 1));
+                }
                 break;
             }
             size += b;

@@ -268,8 +268,7 @@ public final class ReviewQueue implements RunObserver {
             }
             try (Vcs vcs = git.get().open(dir)) {
                 Snapshot before = vcs.findSnapshot(item.beforeRef())
-                        .filter(b -> !item.recordChanged()
-                                && (item.beforeCommit() == null || b.commit().equals(item.beforeCommit())))
+                        .filter(b -> !item.recordChanged() && b.commit().equals(item.beforeCommit()))
                         .orElseThrow(() -> new WorkspaceException.Conflict(LoopErrorCodes.REVIEW_RECORD_CHANGED,
                                 "the record of the files before the run was deleted or moved after it was made; "
                                         + "they are not put back from it (reject without revert, and look at the "

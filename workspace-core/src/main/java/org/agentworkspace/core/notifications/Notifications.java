@@ -254,7 +254,8 @@ public final class Notifications implements AutoCloseable {
         boolean ok = info.status() == RunStatus.SUCCEEDED && !Boolean.FALSE.equals(summary.success());
         if (ok) {
             String text = summary.text() == null || summary.text().isBlank() ? "The run ended." : summary.text();
-            raise(userId, NotificationKind.STOP, provider + " finished" + where, text, ctx);
+            raise(userId, NotificationKind.STOP, provider + " finished" + where, runs.redact(info.provider(), text),
+                    ctx);
         } else {
             String title = provider + (info.status() == RunStatus.TIMED_OUT ? " timed out" : " failed") + where;
             String body = summary.error() != null && !summary.error().message().isBlank() ? summary.error().message()

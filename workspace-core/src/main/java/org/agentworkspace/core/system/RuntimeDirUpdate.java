@@ -86,7 +86,7 @@ final class RuntimeDirUpdate {
         }
         Path runtime = settings.runtimeDir();
         job.progress("checking", null, "reading the manifest");
-        job.log("meta", "manifest " + settings.manifestUrl());
+        job.log("meta", "manifest " + printable(settings.manifestUrl()));
         Manifest m = manifest();
         job.log("meta", "latest version " + m.version() + ", running " + running);
         if (compare(m.version(), running) <= 0) {
@@ -162,8 +162,8 @@ final class RuntimeDirUpdate {
                     .header("Accept", "application/json").GET().build(), HttpResponse.BodyHandlers.ofInputStream());
             try (InputStream in = res.body()) {
                 if (res.statusCode() != 200) {
-                    throw new UpdateFailure(UpdateErrorCodes.UPDATE_SOURCE_UNAVAILABLE, "the manifest at " + url
-                            + " answered HTTP " + res.statusCode());
+                    throw new UpdateFailure(UpdateErrorCodes.UPDATE_SOURCE_UNAVAILABLE, "the manifest at "
+                            + printable(url) + " answered HTTP " + res.statusCode());
                 }
                 body = in.readNBytes(MAX_MANIFEST_BYTES + 1);
             }

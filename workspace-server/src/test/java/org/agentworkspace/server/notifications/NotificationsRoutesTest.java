@@ -304,6 +304,16 @@ class NotificationsRoutesTest {
             assertEquals("ready", ready.name());
             assertTrue(Long.parseLong(ready.id()) >= Long.parseLong(thirdId), "starts after the newest");
         }
+        // an id above every kept one (another server's, a store put back from a backup) does not silence the stream
+        try (Events events = Events.open(Long.toString(Long.MAX_VALUE))) {
+            Events.Event ready = events.next();
+            assertEquals("ready", ready.name());
+            long at = Long.parseLong(ready.id());
+            assertTrue(at >= Long.parseLong(thirdId) && at < Long.MAX_VALUE, "starts after the newest kept one: " + at);
+            String fourth = run("codex");
+            assertEquals(awaitNotification(fourth, "error").path("id").asText(),
+                    events.nextNamed("notification").id());
+        }
     }
 
     @Test
