@@ -15,6 +15,11 @@ import org.agentworkspace.core.store.Store;
  * seconds until enough failures have left the window — checked before the password is hashed, so a correct password
  * during a lockout is refused the same way (no oracle). Unknown accounts are counted exactly like known ones.
  *
+ * <p>{@link #begin} counts an attempt as a failure before the password is hashed, in the same transaction as the
+ * check (on PostgreSQL under a transaction lock per subject), and {@link #succeeded} takes it back: so parallel
+ * attempts cannot all pass the check before the first failure is stored. {@link #check} and
+ * {@link #recordFailure} remain for callers that check and record apart.
+ *
  * <p>The failures are rows of the store ({@code login_failures}, subjects as SHA-256 digests), so servers sharing a
  * PostgreSQL store count them together and a restart does not reset a lockout. Rows older than the window are
  * deleted whenever a failure is recorded; the table holds at most the failures of one window, whose rate the
@@ -39,6 +44,55 @@ public final class LoginThrottle {
         this.accountLimit = accountLimit;
         this.clientLimit = clientLimit;
         this.windowMs = window.toMillis();
+    }
+
+    /** An attempt {@link #begin} counted: its rows, taken back by {@link #succeeded}. */
+    public record Attempt(String username, long accountRow, long clientRow) {
+    }
+
+    /**
+     * Checks the account and the client and, when neither is locked out, counts this attempt as a failure at once
+     * (one transaction). Throws {@link WorkspaceException.RateLimited} when locked out (nothing is counted then).
+     */
+    public Attempt begin(String username, String client) {
+        long now = clock.millis();
+        String account = accountKey(username);
+        String address = clientKey(client);
+        long[] rows = store.write(h -> {
+            if (store.dialect() == org.agentworkspace.core.store.Dialect.POSTGRESQL) {
+                // concurrent attempts on one account or address wait for each other's count
+                // (the account's lock first, then the address's: one order for everyone, no deadlock)
+                h.createQuery("SELECT pg_advisory_xact_lock(hashtext(:a)) AS account_lock, "
+                                + "pg_advisory_xact_lock(hashtext(:c)) AS client_lock")
+                        .bind("a", "login:account:" + account).bind("c", "login:client:" + address).mapToMap().list();
+            }
+            long wait = Math.max(waitMs(h, ACCOUNT, account, accountLimit, now),
+                    waitMs(h, CLIENT, address, clientLimit, now));
+            if (wait > 0) {
+                throw new WorkspaceException.RateLimited("too many failed logins; try again later",
+                        (wait + 999) / 1000);
+            }
+            h.createUpdate("DELETE FROM login_failures WHERE failed_at <= :before")
+                    .bind("before", now - windowMs).execute();
+            return new long[] {insertReturningId(h, ACCOUNT, account, now), insertReturningId(h, CLIENT, address, now)};
+        });
+        return new Attempt(username, rows[0], rows[1]);
+    }
+
+    /** The attempt succeeded: its client row is taken back and the account's failures cleared. */
+    public void succeeded(Attempt attempt) {
+        store.write(h -> {
+            h.createUpdate("DELETE FROM login_failures WHERE id = :c").bind("c", attempt.clientRow()).execute();
+            h.createUpdate("DELETE FROM login_failures WHERE kind = :k AND subject = :s")
+                    .bind("k", ACCOUNT).bind("s", accountKey(attempt.username())).execute();
+            return null;
+        });
+    }
+
+    private static long insertReturningId(Handle h, String kind, String subject, long now) {
+        return h.createUpdate("INSERT INTO login_failures (kind, subject, failed_at) VALUES (:k, :s, :t)")
+                .bind("k", kind).bind("s", subject).bind("t", now)
+                .executeAndReturnGeneratedKeys("id").mapTo(Long.class).one();
     }
 
     /** Throws {@link WorkspaceException.RateLimited} when the account or the client is locked out. */

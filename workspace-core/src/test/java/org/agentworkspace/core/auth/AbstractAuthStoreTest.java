@@ -165,6 +165,42 @@ abstract class AbstractAuthStoreTest {
     }
 
     @Test
+    void parallelAttemptsCannotAllPassTheCheckBeforeTheirFailuresAreCounted() throws Exception {
+        auth.accounts().registerFirstUser("alice", "correct horse battery");
+        LoginThrottle t = auth.throttle();
+        int parallel = 12;
+        ExecutorService pool = Executors.newFixedThreadPool(parallel);
+        CountDownLatch go = new CountDownLatch(1);
+        List<Future<Boolean>> tries = new ArrayList<>();
+        for (int i = 0; i < parallel; i++) {
+            String client = "10.1.0." + i;
+            tries.add(pool.submit(() -> {
+                go.await();
+                try {
+                    t.begin("alice", client); // a wrong password: the attempt stays counted
+                    return true;
+                } catch (WorkspaceException.RateLimited e) {
+                    return false;
+                }
+            }));
+        }
+        go.countDown();
+        int passed = 0;
+        for (Future<Boolean> f : tries) {
+            passed += f.get() ? 1 : 0;
+        }
+        pool.shutdown();
+        assertEquals(3, passed, "the account's limit, however many arrive at once");
+        // a success takes its attempt back and clears the account's failures
+        clock.advance(Duration.ofMinutes(16));
+        LoginThrottle.Attempt ok = t.begin("alice", "10.2.0.1");
+        t.succeeded(ok);
+        int rows = store.read(h -> h.createQuery("SELECT COUNT(*) FROM login_failures WHERE failed_at > :since")
+                .bind("since", clock.millis() - 1000).mapTo(Integer.class).one());
+        assertEquals(0, rows);
+    }
+
+    @Test
     void throttleIsSharedByServersOnOneStoreAndSurvivesARestart() {
         auth.accounts().registerFirstUser("alice", "correct horse battery");
         EngineConfig.AuthSettings limits = EngineConfig.AuthSettings.defaults()

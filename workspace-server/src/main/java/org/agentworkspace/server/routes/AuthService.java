@@ -130,15 +130,11 @@ public final class AuthService extends ApiService {
         String username = Call.requiredString(body, "username");
         String password = Call.requiredString(body, "password");
         String client = guard.clientAddress(call.request());
-        auth.throttle().check(username, client);
-        User user;
-        try {
-            user = auth.accounts().authenticate(username, password);
-        } catch (WorkspaceException.Unauthenticated e) {
-            auth.throttle().recordFailure(username, client);
-            throw e;
-        }
-        auth.throttle().recordSuccess(username);
+        // counted as a failure before the hashing, in one step with the check: parallel guesses cannot all pass
+        // the check before the first failure is stored; a success takes the count back
+        var attempt = auth.throttle().begin(username, client);
+        User user = auth.accounts().authenticate(username, password);
+        auth.throttle().succeeded(attempt);
         signIn(call, user);
     }
 
