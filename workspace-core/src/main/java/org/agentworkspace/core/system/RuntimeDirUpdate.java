@@ -160,12 +160,19 @@ final class RuntimeDirUpdate {
         try {
             HttpResponse<InputStream> res = http.send(HttpRequest.newBuilder(url).timeout(settings.timeout())
                     .header("Accept", "application/json").GET().build(), HttpResponse.BodyHandlers.ofInputStream());
-            try (InputStream in = res.body()) {
+            try (InputStream in = res.body(); BodyDeadline deadline = BodyDeadline.watch(in, settings.timeout())) {
                 if (res.statusCode() != 200) {
                     throw new UpdateFailure(UpdateErrorCodes.UPDATE_SOURCE_UNAVAILABLE, "the manifest at "
                             + printable(url) + " answered HTTP " + res.statusCode());
                 }
-                body = in.readNBytes(MAX_MANIFEST_BYTES + 1);
+                try {
+                    body = in.readNBytes(MAX_MANIFEST_BYTES + 1);
+                } catch (IOException e) {
+                    if (deadline.expired()) {
+                        throw tooSlow(url);
+                    }
+                    throw e;
+                }
             }
         } catch (IOException e) {
             throw unreachable(url, e);
@@ -195,13 +202,20 @@ final class RuntimeDirUpdate {
         try {
             HttpResponse<InputStream> res = http.send(HttpRequest.newBuilder(sigUrl).timeout(settings.timeout())
                     .GET().build(), HttpResponse.BodyHandlers.ofInputStream());
-            try (InputStream in = res.body()) {
+            try (InputStream in = res.body(); BodyDeadline deadline = BodyDeadline.watch(in, settings.timeout())) {
                 if (res.statusCode() != 200) {
                     throw new UpdateFailure(UpdateErrorCodes.UPDATE_SIGNATURE_INVALID, "an update key is configured "
                             + "but the manifest's signature " + printable(sigUrl) + " answered HTTP "
                             + res.statusCode());
                 }
-                text = in.readNBytes(1024);
+                try {
+                    text = in.readNBytes(1024);
+                } catch (IOException e) {
+                    if (deadline.expired()) {
+                        throw tooSlow(sigUrl);
+                    }
+                    throw e;
+                }
             }
         } catch (IOException e) {
             throw unreachable(sigUrl, e);
@@ -276,6 +290,11 @@ final class RuntimeDirUpdate {
         return new UpdateFailure(UpdateErrorCodes.UPDATE_MANIFEST_INVALID, message);
     }
 
+    private UpdateFailure tooSlow(URI url) {
+        return new UpdateFailure(UpdateErrorCodes.UPDATE_SOURCE_UNAVAILABLE, "fetching " + printable(url)
+                + " took longer than " + settings.timeout().toSeconds() + " s; nothing was installed");
+    }
+
     private static UpdateFailure unreachable(URI url, IOException e) {
         String what = e instanceof java.net.http.HttpTimeoutException ? "timed out"
                 : e instanceof java.net.ConnectException ? "refused the connection or is unreachable"
@@ -329,7 +348,7 @@ final class RuntimeDirUpdate {
         MessageDigest sha = sha256();
         long total;
         int lastPercent = 0;
-        try (InputStream in = res.body()) {
+        try (InputStream in = res.body(); BodyDeadline deadline = BodyDeadline.watch(in, settings.timeout())) {
             if (res.statusCode() != 200) {
                 throw new UpdateFailure(UpdateErrorCodes.UPDATE_SOURCE_UNAVAILABLE, "the package at "
                         + printable(m.url()) + " answered HTTP " + res.statusCode());
@@ -348,7 +367,7 @@ final class RuntimeDirUpdate {
                     try {
                         n = in.read(buf);
                     } catch (IOException e) {
-                        throw unreachable(m.url(), e);
+                        throw deadline.expired() ? tooSlow(m.url()) : unreachable(m.url(), e);
                     }
                     if (n < 0) {
                         break;

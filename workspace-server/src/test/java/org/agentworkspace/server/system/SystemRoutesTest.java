@@ -294,6 +294,35 @@ class SystemRoutesTest {
     }
 
     @Test
+    void aPackageThatTricklesPastTheTimeoutEndsTheUpdateAndNothingIsInstalled() throws Exception {
+        String token = start("runtime-dir", settings("/manifest.json").withTimeout(java.time.Duration.ofSeconds(2)));
+        byte[] pkg = zip(Map.of(), true);
+        serve(newer(), pkg, "a".repeat(64));
+        // the headers come at once, the body over 30 s: only a deadline on the body ends it
+        remote.stubFor(get(urlEqualTo("/pkg.zip")).willReturn(aResponse().withStatus(200).withBody(pkg)
+                .withChunkedDribbleDelay(30, 30_000)));
+        List<String> before = runtimeFiles();
+        long t0 = System.nanoTime();
+        UpdateStream.Event err = terminal(update(token));
+        long seconds = (System.nanoTime() - t0) / 1_000_000_000L;
+        assertEquals("UPDATE_SOURCE_UNAVAILABLE", err.data().path("code").asText(), err.data().toString());
+        assertTrue(err.data().path("message").asText().contains("took longer"), err.data().toString());
+        assertTrue(seconds < 20, "ended by the deadline, not by the source: " + seconds + " s");
+        assertNoExit();
+        assertEquals(before, runtimeFiles());
+    }
+
+    @Test
+    void aManifestUrlsQueryIsNotShownInTheStream() throws Exception {
+        String token = start("runtime-dir", settings(null).withManifestUrl(
+                URI.create(remote.baseUrl() + "/manifest.json?token=s3cr3t-value")));
+        remote.stubFor(get(urlEqualTo("/manifest.json?token=s3cr3t-value")).willReturn(aResponse().withStatus(503)));
+        List<UpdateStream.Event> events = update(token);
+        assertEquals("UPDATE_SOURCE_UNAVAILABLE", terminal(events).data().path("code").asText());
+        assertFalse(events.toString().contains("s3cr3t"), events.toString());
+    }
+
+    @Test
     void aMissingPackageIsUpdateSourceUnavailable() throws Exception {
         String token = start("runtime-dir", settings("/manifest.json"));
         serve(newer(), zip(Map.of(), true), "a".repeat(64));
