@@ -71,7 +71,10 @@ public final class AgentLoop {
         return ciRepairPlans;
     }
 
-    /** True when a run of this engine is queued or running with {@code dir} as its project folder. */
+    /**
+     * True when a run of this engine is queued or running in {@code dir}, in a folder inside it, or in a folder
+     * that holds it.
+     */
     boolean busy(Path dir) {
         Path want = real(dir);
         for (String id : runs.activeIds()) {
@@ -82,8 +85,11 @@ public final class AgentLoop {
             try {
                 JsonNode meta = JSON.readTree(info.get().metadata());
                 JsonNode p = meta.path("projectPath");
-                if (p.isTextual() && real(Path.of(p.asText())).equals(want)) {
-                    return true;
+                if (p.isTextual()) {
+                    Path runDir = real(Path.of(p.asText()));
+                    if (runDir.startsWith(want) || want.startsWith(runDir)) {
+                        return true;
+                    }
                 }
             } catch (IOException | RuntimeException e) {
                 // unreadable metadata: not a run in this folder

@@ -98,6 +98,10 @@ public final class Checkpoints {
      */
     public Restored restore(String projectId, String id, boolean force) {
         Path dir = Path.of(projects.get(projectId).path());
+        return WorkTreeLocks.with(dir, () -> restoreLocked(projectId, dir, id, force));
+    }
+
+    private Restored restoreLocked(String projectId, Path dir, String id, boolean force) {
         if (busy.test(dir)) {
             throw new WorkspaceException.Conflict(LoopErrorCodes.PROJECT_BUSY, "a run is queued or running in the "
                     + "project; cancel it or wait for it to end before restoring");

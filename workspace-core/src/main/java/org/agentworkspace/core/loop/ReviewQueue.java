@@ -244,6 +244,16 @@ public final class ReviewQueue implements RunObserver {
      *                                     {@code PROJECT_BUSY}
      */
     public Decided decide(String id, boolean approve, String note, String decidedBy, boolean revert, boolean force) {
+        if (!revert) {
+            return decideNow(id, approve, note, decidedBy, false, force);
+        }
+        // a revert holds the tree's lock from its checks to the decision: a second reject waits, then finds it decided
+        return WorkTreeLocks.with(Path.of(reviewable(id).projectPath()),
+                () -> decideNow(id, approve, note, decidedBy, true, force));
+    }
+
+    private Decided decideNow(String id, boolean approve, String note, String decidedBy, boolean revert,
+                              boolean force) {
         String cleanNote = note == null || note.isBlank() ? null : note.strip();
         if (cleanNote != null && cleanNote.length() > MAX_NOTE) {
             throw WorkspaceException.Validation.of("note must be at most " + MAX_NOTE + " characters");

@@ -192,6 +192,40 @@ abstract class AbstractAgentLoopStoreTest {
     }
 
     @Test
+    void twoRejectsWithRevertAtOnceDecideOnce() throws Exception {
+        GitCli cli = new GitCli(tmp.resolve("home"));
+        Path dir = cli.repo(tmp.resolve("repo"), "a.txt", "a\n");
+        ReviewQueue q = new ReviewQueue(store, clock, Optional.of(git), d -> false);
+        q.starting(run("run_twice", RunStatus.RUNNING, "automation", dir), dir);
+        Files.writeString(dir.resolve("a.txt"), "changed\n");
+        q.ended(run("run_twice", RunStatus.SUCCEEDED, "automation", dir));
+        java.util.concurrent.ExecutorService pool = java.util.concurrent.Executors.newFixedThreadPool(2);
+        java.util.concurrent.CountDownLatch go = new java.util.concurrent.CountDownLatch(1);
+        List<java.util.concurrent.Future<String>> both = new java.util.ArrayList<>();
+        for (int i = 0; i < 2; i++) {
+            both.add(pool.submit(() -> {
+                go.await();
+                try {
+                    q.decide("run_twice", false, null, "root", true, false);
+                    return "decided";
+                } catch (WorkspaceException e) {
+                    return e.code();
+                }
+            }));
+        }
+        go.countDown();
+        List<String> outcomes = new java.util.ArrayList<>();
+        for (var f : both) {
+            outcomes.add(f.get());
+        }
+        pool.shutdown();
+        java.util.Collections.sort(outcomes);
+        assertEquals(List.of(LoopErrorCodes.REVIEW_ALREADY_DECIDED, "decided"), outcomes);
+        assertEquals("a\n", Files.readString(dir.resolve("a.txt")));
+        assertEquals("rejected", q.find("run_twice").orElseThrow().status());
+    }
+
+    @Test
     void ciRepairPlansAreStoredAndFoundByProject() {
         CiRepairPlans plans = new CiRepairPlans(store, clock);
         CiRepairPlans.Prompt prompt = CiRepairPlans.prompt("a\nb\nFAILED\n", "build");
