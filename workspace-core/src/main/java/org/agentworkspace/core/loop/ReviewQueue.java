@@ -225,12 +225,17 @@ public final class ReviewQueue implements RunObserver {
     public org.agentworkspace.api.vcs.DiffResult diff(String id) {
         ReviewItem item = reviewable(id);
         Path dir = Path.of(item.projectPath());
-        if (git.isEmpty() || item.to() == null || !Files.isDirectory(dir) || !git.get().isRepository(dir)) {
+        if (git.isEmpty() || !Files.isDirectory(dir) || !git.get().isRepository(dir)) {
             throw new WorkspaceException.Conflict(org.agentworkspace.api.vcs.VcsErrorCodes.NOT_A_GIT_REPOSITORY,
                     "the run's folder is no longer a git working tree");
         }
+        if (item.to() == null) {
+            throw recordGone("the record of the files after the run is missing");
+        }
         try (Vcs vcs = git.get().open(dir)) {
             return vcs.diff(item.from(), item.to());
+        } catch (WorkspaceException.NotFound e) {
+            throw recordGone("the recorded files are no longer in the repository (removed by git gc?)");
         }
     }
 
@@ -328,6 +333,10 @@ public final class ReviewQueue implements RunObserver {
             throw notFound();
         }
         return item;
+    }
+
+    private static WorkspaceException recordGone(String why) {
+        return new WorkspaceException.Conflict(LoopErrorCodes.REVIEW_RECORD_CHANGED, why);
     }
 
     private static WorkspaceException notFound() {
