@@ -22,6 +22,12 @@ import org.agentworkspace.core.providers.ChildProcess;
  * ({@code scripts/run.sh} rebuilds when the sources are newer than the jar).
  */
 final class CheckoutUpdate {
+    /**
+     * Before every git command: no hooks (a merge's {@code post-merge} would run code from the checkout) and no
+     * file-system monitor program ({@code core.fsmonitor} names one that {@code git status} would start).
+     */
+    private static final List<String> NEUTRAL = List.of("-c", "core.hooksPath=/dev/null", "-c", "core.fsmonitor=false");
+
     private static final Duration SHORT = Duration.ofSeconds(30);
     /** What git may see of the server's environment (besides {@code PATH} and {@code HOME}). */
     private static final List<String> PASSED = List.of("USER", "LOGNAME", "TMPDIR", "SSH_AUTH_SOCK", "GIT_SSH",
@@ -149,6 +155,7 @@ final class CheckoutUpdate {
             throws IOException, InterruptedException {
         List<String> argv = new ArrayList<>();
         argv.add(git);
+        argv.addAll(NEUTRAL);
         argv.addAll(List.of(args));
         return ChildProcess.run(argv, env, dir, SHORT);
     }
@@ -158,6 +165,7 @@ final class CheckoutUpdate {
             throws IOException, InterruptedException {
         List<String> argv = new ArrayList<>();
         argv.add(git);
+        argv.addAll(NEUTRAL);
         argv.addAll(List.of(args));
         job.log("meta", "$ git " + String.join(" ", args));
         try (ChildProcess c = ChildProcess.start(argv, env, dir, (s, line) -> {

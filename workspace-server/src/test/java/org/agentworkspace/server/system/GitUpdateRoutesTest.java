@@ -105,6 +105,12 @@ class GitUpdateRoutesTest {
     @Test
     void theCheckoutIsFastForwardedToItsUpstreamAndTheProcessExitsWith42() throws Exception {
         String before = head(checkout);
+        // a hook of the checkout never runs (the merge would start it)
+        Path hook = checkout.resolve(".git/hooks/post-merge");
+        Path marker = checkout.getParent().resolve("post-merge-ran");
+        Files.createDirectories(hook.getParent());
+        Files.writeString(hook, "#!/bin/sh\ntouch '" + marker + "'\n");
+        Files.setPosixFilePermissions(hook, java.nio.file.attribute.PosixFilePermissions.fromString("rwx------"));
         String newer = pushNewCommit("NEW.md", "new file\n");
         List<UpdateStream.Event> events = update();
         UpdateStream.Event done = events.getLast();
@@ -121,6 +127,7 @@ class GitUpdateRoutesTest {
         assertTrue(events.stream().anyMatch(e -> e.name().equals("log")
                 && e.data().path("text").asText().contains("change NEW.md")), "the new commits are listed");
         assertEquals(42, exited.get(15, TimeUnit.SECONDS));
+        assertFalse(Files.exists(marker), "the checkout's post-merge hook ran");
     }
 
     @Test
