@@ -30,6 +30,12 @@ public final class SystemUpdater {
         this.settings = Objects.requireNonNull(settings);
         this.env = Map.copyOf(env);
         this.clock = clock;
+        if (settings.manifestUrl() != null && settings.publicKey() == null) {
+            LOG.log(System.Logger.Level.WARNING, "updates come from a manifest without a signature key "
+                    + "(--update-public-key): whoever can change the manifest "
+                    + ("http".equals(settings.manifestUrl().getScheme()) ? "in transit or " : "")
+                    + "on its server chooses the code this service runs next");
+        }
     }
 
     /**
