@@ -33,7 +33,7 @@ public final class AgentLoop {
                       ProjectRegistry projects, Optional<VcsFactory> git) {
         this.runs = runs;
         this.jobs = new BackgroundJobs(runs, installs, history);
-        this.checkpoints = new Checkpoints(projects, this::busy);
+        this.checkpoints = new Checkpoints(store, clock, projects, this::busy);
         this.reviews = new ReviewQueue(store, clock, git, this::busy);
         this.releasePolicy = new ReleasePolicies(store, clock);
         this.ciRepairPlans = new CiRepairPlans(store, clock);

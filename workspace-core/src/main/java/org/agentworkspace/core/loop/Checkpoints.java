@@ -15,14 +15,17 @@ import org.agentworkspace.api.vcs.Vcs;
 import org.agentworkspace.api.vcs.VcsOptions;
 import org.agentworkspace.api.vcs.WorkingTreeState;
 import org.agentworkspace.core.projects.ProjectRegistry;
+import org.agentworkspace.core.store.Store;
 
 /**
  * Workspace checkpoints: a registered project's working tree (tracked and untracked files, not ignored ones)
  * recorded as a commit on {@code refs/agent-workspace/checkpoints/<id>}, its parent HEAD's commit. Creating one
- * touches neither the index, nor HEAD, nor a file; the label and creator are kept in the commit message, so the
- * repository is the only record (a clone with the refs carries them along). Restoring makes the files equal to the
- * checkpoint's and is refused ({@code WOULD_LOSE_CHANGES}) when the working tree holds changes that are neither
- * committed (equal to HEAD) nor kept by a snapshot, unless forced.
+ * touches neither the index, nor HEAD, nor a file; the label and creator are kept in the commit message. The store
+ * keeps each checkpoint's id, working tree (real path) and commit: only those are listed, read and restored, and
+ * only while their ref still names that commit — the refs live in a repository a run can write, so a ref made or
+ * moved there (a forged "checkpoint" holding a run's changes) is never offered. Restoring makes the files equal to
+ * the checkpoint's and is refused ({@code WOULD_LOSE_CHANGES}) when the working tree holds changes that are neither
+ * committed (equal to HEAD) nor kept by a checkpoint or run record the store knows, unless forced.
  */
 public final class Checkpoints {
     public static final String PREFIX = Vcs.SNAPSHOT_REFS + "checkpoints/";
@@ -31,6 +34,8 @@ public final class Checkpoints {
     private static final String ALPHABET = "0123456789abcdefghijklmnopqrstuvwxyz";
     private static final String TITLE = "Agent Workspace checkpoint";
 
+    private final Store store;
+    private final java.time.Clock clock;
     private final ProjectRegistry projects;
     private final Predicate<Path> busy;
     private final SecureRandom random = new SecureRandom();
@@ -38,7 +43,9 @@ public final class Checkpoints {
     /**
      * @param busy tells whether a run is queued or running in a project folder (restores wait for it to end)
      */
-    public Checkpoints(ProjectRegistry projects, Predicate<Path> busy) {
+    public Checkpoints(Store store, java.time.Clock clock, ProjectRegistry projects, Predicate<Path> busy) {
+        this.store = store;
+        this.clock = clock;
         this.projects = projects;
         this.busy = busy;
     }
@@ -65,17 +72,36 @@ public final class Checkpoints {
             message.append("created-by: ").append(createdBy.replaceAll("[\\p{Cntrl}]", "")).append('\n');
         }
         try (Vcs git = open(projectId)) {
-            return of(projectId, git.snapshot(PREFIX + id, message.toString()));
+            Snapshot s = git.snapshot(PREFIX + id, message.toString());
+            String path = treePath(projectId);
+            store.write(h -> h.createUpdate("INSERT INTO agent_loop_checkpoints (id, project_path, commit_id, tree_id, "
+                            + "created_at) VALUES (:id, :p, :c, :t, :at)").bind("id", id).bind("p", path)
+                    .bind("c", s.commit()).bind("t", s.tree()).bind("at", clock.millis()).execute());
+            return of(projectId, s);
         }
+    }
+
+    /** The checkpoints the store knows for this working tree: id to commit. */
+    private java.util.Map<String, String> recorded(String projectId) {
+        String path = treePath(projectId);
+        return store.read(h -> h.createQuery("SELECT id, commit_id FROM agent_loop_checkpoints WHERE project_path = :p")
+                .bind("p", path).map((rs, ctx) -> java.util.Map.entry(rs.getString(1), rs.getString(2))).list())
+                .stream().collect(java.util.stream.Collectors.toMap(java.util.Map.Entry::getKey,
+                        java.util.Map.Entry::getValue));
+    }
+
+    private String treePath(String projectId) {
+        return WorkTreeLocks.real(Path.of(projects.get(projectId).path())).toString();
     }
 
     /** The project's checkpoints, newest first. */
     public List<Checkpoint> list(String projectId) {
+        java.util.Map<String, String> known = recorded(projectId);
         try (Vcs git = open(projectId)) {
             List<Checkpoint> out = new ArrayList<>();
             for (Snapshot s : git.snapshots(PREFIX)) {
                 Checkpoint c = of(projectId, s);
-                if (ID.matcher(c.id()).matches()) {
+                if (ID.matcher(c.id()).matches() && s.commit().equals(known.get(c.id()))) {
                     out.add(c);
                 }
             }
@@ -113,7 +139,7 @@ public final class Checkpoints {
             if (now.tree().equals(c.tree())) {
                 return new Restored(c, 0, 0, false);
             }
-            if (!now.clean() && !keptBySnapshot(git, now.tree())) {
+            if (!now.clean() && !keptBySnapshot(git, now.tree(), trustedCommits(store, treePath(projectId)))) {
                 if (!force) {
                     throw new WorkspaceException.Conflict(LoopErrorCodes.WOULD_LOSE_CHANGES, "the working tree has "
                             + "changes that are neither committed nor in a checkpoint; create a checkpoint first, "
@@ -131,19 +157,48 @@ public final class Checkpoints {
         try (Vcs git = open(projectId)) {
             Checkpoint c = find(git, projectId, id);
             git.deleteSnapshot(c.ref());
+            store.write(h -> h.createUpdate("DELETE FROM agent_loop_checkpoints WHERE id = :id").bind("id", c.id())
+                    .execute());
         }
     }
 
-    /** True when some snapshot under {@link Vcs#SNAPSHOT_REFS} (a checkpoint, a run's record) has this tree. */
-    static boolean keptBySnapshot(Vcs git, String tree) {
-        return git.snapshots(Vcs.SNAPSHOT_REFS).stream().anyMatch(s -> s.tree().equals(tree));
+    /**
+     * True when a snapshot the store knows (a checkpoint, a run's record: {@code trusted} holds their commits) has
+     * this tree and its ref still names it; a ref some run wrote does not count.
+     */
+    static boolean keptBySnapshot(Vcs git, String tree, java.util.Set<String> trusted) {
+        return git.snapshots(Vcs.SNAPSHOT_REFS).stream()
+                .anyMatch(s -> s.tree().equals(tree) && trusted.contains(s.commit()));
+    }
+
+    /** The commits of the checkpoints and run records the store holds for a working tree (by real path). */
+    static java.util.Set<String> trustedCommits(Store store, String realPath) {
+        return store.read(h -> {
+            java.util.Set<String> out = new java.util.HashSet<>(h.createQuery("SELECT commit_id FROM "
+                    + "agent_loop_checkpoints WHERE project_path = :p").bind("p", realPath).mapTo(String.class).list());
+            h.createQuery("SELECT project_path, before_commit, after_commit FROM agent_loop_reviews WHERE "
+                            + "before_commit IS NOT NULL AND record_changed = :f")
+                    .bind("f", false)
+                    .map((rs, ctx) -> new String[] {rs.getString(1), rs.getString(2), rs.getString(3)}).list()
+                    .forEach(r -> {
+                        if (WorkTreeLocks.real(Path.of(r[0])).toString().equals(realPath)) {
+                            out.add(r[1]);
+                            if (r[2] != null) {
+                                out.add(r[2]);
+                            }
+                        }
+                    });
+            return out;
+        });
     }
 
     private Checkpoint find(Vcs git, String projectId, String id) {
         if (id == null || !ID.matcher(id).matches()) {
             throw notFound();
         }
-        return git.findSnapshot(PREFIX + id).map(s -> of(projectId, s)).orElseThrow(Checkpoints::notFound);
+        String commit = recorded(projectId).get(id);
+        return git.findSnapshot(PREFIX + id).filter(s -> s.commit().equals(commit)).map(s -> of(projectId, s))
+                .orElseThrow(Checkpoints::notFound);
     }
 
     private Vcs open(String projectId) {

@@ -289,7 +289,8 @@ public final class ReviewQueue implements RunObserver {
                                         + "they are not put back from it (reject without revert, and look at the "
                                         + "files by hand)"));
                 WorkingTreeState now = vcs.workingTree();
-                if (!now.tree().equals(before.tree()) && !now.clean() && !Checkpoints.keptBySnapshot(vcs, now.tree())
+                if (!now.tree().equals(before.tree()) && !now.clean() && !Checkpoints.keptBySnapshot(vcs, now.tree(),
+                        Checkpoints.trustedCommits(store, WorkTreeLocks.real(dir).toString()))
                         && !force) {
                     throw new WorkspaceException.Conflict(LoopErrorCodes.WOULD_LOSE_CHANGES, "the working tree has "
                             + "changes made after the run that are neither committed nor in a checkpoint; create a "

@@ -329,6 +329,43 @@ class AgentLoopRoutesTest {
         assertEquals("first\n", Files.readString(empty.resolve("first.txt")));
     }
 
+    @Test
+    void onlyCheckpointsTheServiceMadeAreOfferedAndOnlyWhileTheirRefsAreUntouched() throws Exception {
+        String[] p = repo("forge-project");
+        Path dir = Path.of(p[1]);
+        // a ref written in the repository (by a run, say) is no checkpoint of the service
+        git.out(dir, "update-ref", "refs/agent-workspace/checkpoints/cp_forged000000", "HEAD");
+        JsonNode listed = expect(s.get(BASE + "/checkpoints?projectId=" + p[0], auth()), 200, null);
+        assertEquals(0, listed.path("checkpoints").size(), listed.toString());
+        expect(s.get(BASE + "/checkpoints/cp_forged000000?projectId=" + p[0], auth()), 404, "CHECKPOINT_NOT_FOUND");
+        expect(s.post(BASE + "/checkpoints/cp_forged000000/restore", Map.of("projectId", p[0], "force", true),
+                auth()), 404, "CHECKPOINT_NOT_FOUND");
+        // a real one is offered until its ref is moved
+        JsonNode cp = expect(s.post(BASE + "/checkpoints", Map.of("projectId", p[0], "label", "real"), auth()), 201,
+                null);
+        String id = cp.path("id").asText();
+        assertEquals(1, expect(s.get(BASE + "/checkpoints?projectId=" + p[0], auth()), 200, null)
+                .path("checkpoints").size());
+        Files.writeString(dir.resolve("a.txt"), "moved\n");
+        git.out(dir, "commit", "-qam", "elsewhere");
+        git.out(dir, "update-ref", "refs/agent-workspace/checkpoints/" + id, "HEAD");
+        assertEquals(0, expect(s.get(BASE + "/checkpoints?projectId=" + p[0], auth()), 200, null)
+                .path("checkpoints").size());
+        expect(s.post(BASE + "/checkpoints/" + id + "/restore", Map.of("projectId", p[0], "force", true), auth()),
+                404, "CHECKPOINT_NOT_FOUND");
+        // a forged ref whose tree equals the working tree does not make unsaved changes safe to overwrite
+        JsonNode second = expect(s.post(BASE + "/checkpoints", Map.of("projectId", p[0]), auth()), 201, null);
+        Files.writeString(dir.resolve("a.txt"), "unsaved\n");
+        git.out(dir, "add", "-A");
+        String tree = git.out(dir, "write-tree").strip();
+        git.out(dir, "reset", "-q");
+        String forged = git.out(dir, "commit-tree", tree, "-m", "forged").strip();
+        git.out(dir, "update-ref", "refs/agent-workspace/runs/run_forged/before", forged);
+        expect(s.post(BASE + "/checkpoints/" + second.path("id").asText() + "/restore", Map.of("projectId", p[0]),
+                auth()), 409, "WOULD_LOSE_CHANGES");
+        assertEquals("unsaved\n", Files.readString(dir.resolve("a.txt")));
+    }
+
     // ------------------------------------------------------------------ review queue
 
     @Test
