@@ -217,10 +217,18 @@ public final class Checkpoints {
         if (s.length() > MAX_LABEL) {
             throw WorkspaceException.Validation.of("label must be at most " + MAX_LABEL + " characters");
         }
-        if (s.chars().anyMatch(Character::isISOControl)) {
+        if (s.chars().anyMatch(c -> Character.isISOControl(c) || isLineOrDirection(c))) {
             throw WorkspaceException.Validation.of("label must be one line without control characters");
         }
         return s;
+    }
+
+    /**
+     * Unicode line and paragraph separators, and the direction overrides and isolates (U+202A-U+202E,
+     * U+2066-U+2069) that make a text read differently from what it holds: not in a one-line label.
+     */
+    static boolean isLineOrDirection(int c) {
+        return c == 0x2028 || c == 0x2029 || c >= 0x202A && c <= 0x202E || c >= 0x2066 && c <= 0x2069;
     }
 
     private static Checkpoint of(String projectId, Snapshot s) {

@@ -127,7 +127,7 @@ public final class CiRepairPlans {
     private static String clean(String line) {
         StringBuilder b = new StringBuilder(line.length());
         line.codePoints().forEach(c -> {
-            if (c == '\t' || !Character.isISOControl(c)) {
+            if (c == '\t' || !Character.isISOControl(c) && !Checkpoints.isLineOrDirection(c)) {
                 b.appendCodePoint(c);
             }
         });
@@ -139,7 +139,8 @@ public final class CiRepairPlans {
             return null;
         }
         String s = failingJob.strip();
-        if (s.length() > MAX_FAILING_JOB || s.chars().anyMatch(Character::isISOControl)) {
+        if (s.length() > MAX_FAILING_JOB
+                || s.chars().anyMatch(c -> Character.isISOControl(c) || Checkpoints.isLineOrDirection(c))) {
             throw WorkspaceException.Validation.of("failingJob must be one line of at most " + MAX_FAILING_JOB
                     + " characters");
         }

@@ -36,4 +36,17 @@ class CiRepairPromptTest {
         assertEquals(CiRepairPlans.TAIL_LINES, p.linesUsed());
         assertTrue(p.text().contains("line 999") && !p.text().contains("line 799\n"), p.text().length() + "");
     }
+
+    @Test
+    void labelsAndJobNamesAreOneLineThatReadsAsItIs() {
+        for (String bad : java.util.List.of("a\u2028b", "a\u2029b", "file\u202Etxt.exe", "x\u2066y", "a\nb")) {
+            org.junit.jupiter.api.Assertions.assertThrows(org.agentworkspace.api.WorkspaceException.Validation.class,
+                    () -> Checkpoints.checkLabel(bad), bad);
+            org.junit.jupiter.api.Assertions.assertThrows(org.agentworkspace.api.WorkspaceException.Validation.class,
+                    () -> CiRepairPlans.checkFailingJob(bad), bad);
+        }
+        assertEquals("caf\u00e9 \ud83d\udc68\u200d\ud83d\udc69", Checkpoints.checkLabel(" caf\u00e9 \ud83d\udc68\u200d\ud83d\udc69 "),
+                "letters and emoji (with their joiners) stay");
+        assertTrue(!CiRepairPlans.prompt("ok\nerror \u202Egnp.exe", null).text().contains("\u202E"));
+    }
 }
