@@ -66,6 +66,14 @@ public final class ReviewQueue implements RunObserver {
 
     @Override
     public void starting(RunInfo run, Path workingDir) {
+        // a run waits while a restore or revert of its working tree is writing (the tree's lock), then records
+        WorkTreeLocks.with(workingDir, () -> {
+            record(run, workingDir);
+            return null;
+        });
+    }
+
+    private void record(RunInfo run, Path workingDir) {
         if (git.isEmpty()) {
             return;
         }

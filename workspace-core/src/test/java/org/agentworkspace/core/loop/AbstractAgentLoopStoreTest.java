@@ -226,6 +226,36 @@ abstract class AbstractAgentLoopStoreTest {
     }
 
     @Test
+    void aRunStartingWhileItsTreeIsRestoredWaitsForTheRestore() throws Exception {
+        GitCli cli = new GitCli(tmp.resolve("home"));
+        Path dir = cli.repo(tmp.resolve("repo"), "a.txt", "a\n");
+        ReviewQueue q = new ReviewQueue(store, clock, Optional.of(git), d -> false);
+        java.util.concurrent.CountDownLatch calling = new java.util.concurrent.CountDownLatch(1);
+        Thread[] starter = new Thread[1];
+        WorkTreeLocks.with(dir, () -> {
+            // the lock a restore holds while it writes
+            starter[0] = Thread.ofPlatform().start(() -> {
+                calling.countDown();
+                q.starting(run("run_waits", RunStatus.RUNNING, "automation", dir), dir);
+            });
+            try {
+                calling.await();
+                long deadline = System.nanoTime() + 5_000_000_000L;
+                while (starter[0].getState() != Thread.State.WAITING && System.nanoTime() < deadline) {
+                    Thread.sleep(10);
+                }
+            } catch (InterruptedException e) {
+                throw new IllegalStateException(e);
+            }
+            assertEquals(Thread.State.WAITING, starter[0].getState(), "the run's start waits for the lock");
+            assertTrue(q.find("run_waits").isEmpty(), "nothing recorded while the restore writes");
+            return null;
+        });
+        starter[0].join(10_000);
+        assertEquals("recording", q.find("run_waits").orElseThrow().status());
+    }
+
+    @Test
     void ciRepairPlansAreStoredAndFoundByProject() {
         CiRepairPlans plans = new CiRepairPlans(store, clock);
         CiRepairPlans.Prompt prompt = CiRepairPlans.prompt("a\nb\nFAILED\n", "build");
