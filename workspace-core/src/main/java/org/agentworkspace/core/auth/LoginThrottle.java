@@ -17,8 +17,7 @@ import org.agentworkspace.core.store.Store;
  *
  * <p>{@link #begin} counts an attempt as a failure before the password is hashed, in the same transaction as the
  * check (on PostgreSQL under a transaction lock per subject), and {@link #succeeded} takes it back: so parallel
- * attempts cannot all pass the check before the first failure is stored. {@link #check} and
- * {@link #recordFailure} remain for callers that check and record apart.
+ * attempts cannot all pass the check before the first failure is stored.
  *
  * <p>The failures are rows of the store ({@code login_failures}, subjects as SHA-256 digests), so servers sharing a
  * PostgreSQL store count them together and a restart does not reset a lockout. Rows older than the window are
@@ -95,34 +94,6 @@ public final class LoginThrottle {
                 .executeAndReturnGeneratedKeys("id").mapTo(Long.class).one();
     }
 
-    /** Throws {@link WorkspaceException.RateLimited} when the account or the client is locked out. */
-    public void check(String username, String client) {
-        long now = clock.millis();
-        long wait = store.read(h -> Math.max(waitMs(h, ACCOUNT, accountKey(username), accountLimit, now),
-                waitMs(h, CLIENT, clientKey(client), clientLimit, now)));
-        if (wait > 0) {
-            throw new WorkspaceException.RateLimited("too many failed logins; try again later",
-                    (wait + 999) / 1000);
-        }
-    }
-
-    public void recordFailure(String username, String client) {
-        long now = clock.millis();
-        store.write(h -> {
-            h.createUpdate("DELETE FROM login_failures WHERE failed_at <= :before")
-                    .bind("before", now - windowMs).execute();
-            insert(h, ACCOUNT, accountKey(username), now);
-            insert(h, CLIENT, clientKey(client), now);
-            return null;
-        });
-    }
-
-    /** A successful login clears the account's failures (the client's stay: it may be guessing other accounts). */
-    public void recordSuccess(String username) {
-        store.write(h -> h.createUpdate("DELETE FROM login_failures WHERE kind = :k AND subject = :s")
-                .bind("k", ACCOUNT).bind("s", accountKey(username)).execute());
-    }
-
     /**
      * How long until fewer than {@code limit} failures of the subject are inside the window: none while there are
      * fewer already, else until the {@code limit}-th newest one leaves it.
@@ -133,11 +104,6 @@ public final class LoginThrottle {
                 .bind("k", kind).bind("s", subject).bind("since", now - windowMs).bind("o", limit - 1)
                 .mapTo(Long.class).findOne();
         return limitth.map(at -> Math.max(1, at + windowMs - now)).orElse(0L);
-    }
-
-    private static void insert(Handle h, String kind, String subject, long now) {
-        h.createUpdate("INSERT INTO login_failures (kind, subject, failed_at) VALUES (:k, :s, :t)")
-                .bind("k", kind).bind("s", subject).bind("t", now).execute();
     }
 
     private static String accountKey(String username) {

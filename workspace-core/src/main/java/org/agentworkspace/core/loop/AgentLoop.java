@@ -76,7 +76,7 @@ public final class AgentLoop {
      * that holds it.
      */
     boolean busy(Path dir) {
-        Path want = real(dir);
+        Path want = WorkTreeLocks.real(dir);
         for (String id : runs.activeIds()) {
             var info = runs.find(id);
             if (info.isEmpty() || info.get().status().terminal()) {
@@ -86,7 +86,7 @@ public final class AgentLoop {
                 JsonNode meta = JSON.readTree(info.get().metadata());
                 JsonNode p = meta.path("projectPath");
                 if (p.isTextual()) {
-                    Path runDir = real(Path.of(p.asText()));
+                    Path runDir = WorkTreeLocks.real(Path.of(p.asText()));
                     if (runDir.startsWith(want) || want.startsWith(runDir)) {
                         return true;
                     }
@@ -96,13 +96,5 @@ public final class AgentLoop {
             }
         }
         return false;
-    }
-
-    private static Path real(Path p) {
-        try {
-            return p.toRealPath();
-        } catch (IOException e) {
-            return p.toAbsolutePath().normalize();
-        }
     }
 }

@@ -176,16 +176,15 @@ public final class Checkpoints {
         return store.read(h -> {
             java.util.Set<String> out = new java.util.HashSet<>(h.createQuery("SELECT commit_id FROM "
                     + "agent_loop_checkpoints WHERE project_path = :p").bind("p", realPath).mapTo(String.class).list());
-            h.createQuery("SELECT project_path, before_commit, after_commit FROM agent_loop_reviews WHERE "
-                            + "before_commit IS NOT NULL AND record_changed = :f")
-                    .bind("f", false)
-                    .map((rs, ctx) -> new String[] {rs.getString(1), rs.getString(2), rs.getString(3)}).list()
+            // (review rows hold the run's folder as its real path)
+            h.createQuery("SELECT before_commit, after_commit FROM agent_loop_reviews WHERE project_path = :p "
+                            + "AND before_commit IS NOT NULL AND record_changed = :f")
+                    .bind("p", realPath).bind("f", false)
+                    .map((rs, ctx) -> new String[] {rs.getString(1), rs.getString(2)}).list()
                     .forEach(r -> {
-                        if (WorkTreeLocks.real(Path.of(r[0])).toString().equals(realPath)) {
+                        out.add(r[0]);
+                        if (r[1] != null) {
                             out.add(r[1]);
-                            if (r[2] != null) {
-                                out.add(r[2]);
-                            }
                         }
                     });
             return out;

@@ -96,7 +96,7 @@ public final class ReviewQueue implements RunObserver {
             store.write(h -> h.createUpdate("INSERT INTO agent_loop_reviews (run_id, project_id, project_path, "
                             + "provider, route, task_id, user_id, before_ref, before_commit, status, created_at) VALUES "
                             + "(:id, :p, :path, :prov, :route, :task, :user, :before, :commit, 'recording', :at)")
-                    .bind("id", run.id()).bind("p", text(meta, "projectId")).bind("path", workingDir.toString())
+                    .bind("id", run.id()).bind("p", text(meta, "projectId")).bind("path", WorkTreeLocks.real(workingDir).toString())
                     .bind("prov", run.provider()).bind("route", route).bind("task", text(meta, "taskId"))
                     .bind("user", userId).bind("before", before).bind("commit", recorded.commit())
                     .bind("at", clock.millis()).execute());

@@ -144,24 +144,23 @@ abstract class AbstractAuthStoreTest {
         auth.accounts().registerFirstUser("alice", "correct horse battery");
         LoginThrottle t = auth.throttle();
         for (int i = 0; i < 3; i++) {
-            t.check("alice", "10.0.0.1");
-            t.recordFailure("alice", "10.0.0.1");
+            t.begin("alice", "10.0.0.1"); // three attempts that fail: each stays counted
         }
         WorkspaceException.RateLimited limited = assertThrows(WorkspaceException.RateLimited.class,
-                () -> t.check("alice", "10.0.0.2"));
+                () -> t.begin("alice", "10.0.0.2"));
         assertTrue(limited.retryAfterSeconds() > 0 && limited.retryAfterSeconds() <= 900);
         clock.advance(Duration.ofMinutes(16));
-        t.check("alice", "10.0.0.2");
+        t.begin("alice", "10.0.0.2");
     }
 
     @Test
     void throttleLocksAClientThatGuessesManyAccounts() {
         LoginThrottle t = auth.throttle();
         for (int i = 0; i < 10; i++) {
-            t.recordFailure("user" + i, "10.0.0.9");
+            t.begin("user" + i, "10.0.0.9");
         }
-        assertThrows(WorkspaceException.RateLimited.class, () -> t.check("someone-else", "10.0.0.9"));
-        t.check("someone-else", "10.0.0.10");
+        assertThrows(WorkspaceException.RateLimited.class, () -> t.begin("someone-else", "10.0.0.9"));
+        t.begin("someone-else", "10.0.0.10");
     }
 
     @Test
@@ -207,26 +206,27 @@ abstract class AbstractAuthStoreTest {
                 .withLoginLimits(3, 10, Duration.ofMinutes(15));
         // a second server on the same database: failures recorded by either count for both
         Authentication other = Authentication.create(store, clock, limits);
-        auth.throttle().recordFailure("Alice", "10.0.0.1");
-        other.throttle().recordFailure("alice", "10.0.0.2");
+        auth.throttle().begin("Alice", "10.0.0.1");
+        other.throttle().begin("alice", "10.0.0.2");
         clock.advance(Duration.ofMinutes(5));
-        auth.throttle().recordFailure("alice", "10.0.0.3");
-        assertThrows(WorkspaceException.RateLimited.class, () -> other.throttle().check("alice", "10.0.0.4"));
+        auth.throttle().begin("alice", "10.0.0.3");
+        assertThrows(WorkspaceException.RateLimited.class, () -> other.throttle().begin("alice", "10.0.0.4"));
         // a restart: a new store handle and engine over the same database
         try (Store reopened = Store.open(url)) {
             Authentication restarted = Authentication.create(reopened, clock, limits);
             WorkspaceException.RateLimited limited = assertThrows(WorkspaceException.RateLimited.class,
-                    () -> restarted.throttle().check("ALICE", "10.0.0.5"));
+                    () -> restarted.throttle().begin("ALICE", "10.0.0.5"));
             // the lockout ends when the oldest of the three newest failures leaves the 15 minute window
             assertEquals(600, limited.retryAfterSeconds());
             clock.advance(Duration.ofMinutes(10).plusMillis(1));
-            restarted.throttle().check("alice", "10.0.0.5");
-            // a success clears the account's failures everywhere; nothing names the account or the address
-            restarted.throttle().recordFailure("alice", "10.0.0.5");
-            restarted.throttle().recordFailure("alice", "10.0.0.5");
-            auth.throttle().recordSuccess("alice");
-            restarted.throttle().recordFailure("alice", "10.0.0.5");
-            other.throttle().check("alice", "10.0.0.6");
+            restarted.throttle().begin("alice", "10.0.0.5"); // with the one of 10 minutes ago: two
+            // a success on one server clears the account's failures everywhere; nothing names the account or the
+            // address
+            LoginThrottle.Attempt right = restarted.throttle().begin("alice", "10.0.0.5");
+            assertThrows(WorkspaceException.RateLimited.class, () -> other.throttle().begin("alice", "10.0.0.6"));
+            auth.throttle().succeeded(right);
+            restarted.throttle().begin("alice", "10.0.0.5");
+            other.throttle().begin("alice", "10.0.0.6");
             List<String> subjects = store.read(h -> h.createQuery("SELECT subject FROM login_failures")
                     .mapTo(String.class).list());
             assertFalse(subjects.isEmpty());
@@ -234,7 +234,7 @@ abstract class AbstractAuthStoreTest {
         }
         // failures older than the window are deleted when the next one is recorded
         clock.advance(Duration.ofMinutes(16));
-        auth.throttle().recordFailure("bob", "10.0.0.7");
+        auth.throttle().begin("bob", "10.0.0.7");
         int rows = store.read(h -> h.createQuery("SELECT COUNT(*) FROM login_failures")
                 .mapTo(Integer.class).one());
         assertEquals(2, rows);
