@@ -110,7 +110,7 @@ public final class WorkspaceServer implements AutoCloseable {
             Json json = new Json(config.maxFileBodyBytes());
             SessionTokens tokens = new SessionTokens(engine.signingSecret(), engine.config().clock(),
                     engine.config().auth().sessionLifetime());
-            Guard guard = new Guard(engine.auth(), tokens, config, json);
+            Guard guard = new Guard(engine.auth(), tokens, config, json, openApi.bodyFields());
             BrowseFilesystem browser = BrowseFilesystem.create(config.browseRoots(),
                     Path.of(System.getProperty("user.home")), config.fileLimits().maxEntries(), false);
             // children inherit the allow-listed variables of this process's real environment (PATH, HOME, ...)
