@@ -59,6 +59,10 @@ public final class Main {
         // a restart or self-update ends the process with code 42 through System.exit: the hook below stops the
         // server gracefully first, and the launcher (scripts/run.sh, a service manager) starts it again
         WorkspaceServer server = WorkspaceServer.start(config, System.getenv(), ProcessExit.SYSTEM);
+        // printed whatever the log level: where the data is, and the home the CLIs and their histories use
+        System.err.println("agent-workspace: listening on http://" + config.host() + ":" + server.port()
+                + "; data folder " + config.engine().dataDir().toAbsolutePath().normalize() + "; home "
+                + ServerConfig.home(System.getenv()));
         CountDownLatch stopped = new CountDownLatch(1);
         // JUL resets its handlers in its own shutdown hook, so progress goes straight to stderr
         Runtime.getRuntime().addShutdownHook(new Thread(() -> {

@@ -226,7 +226,9 @@ public record ServerConfig(String host, int port, EngineConfig engine, Set<Strin
             v.put(name, value);
         }
         ServerConfig d = defaults();
-        Path dataDir = v.containsKey("data-dir") ? Path.of(expandHome(v.get("data-dir"))) : d.engine().dataDir();
+        Path home = home(env);
+        Path dataDir = v.containsKey("data-dir") ? Path.of(expandHome(v.get("data-dir"), home))
+                : home.resolve(".agent-workspace");
         EngineConfig engine = EngineConfig.create(dataDir).withJdbcUrl(v.get("db-url"));
         if (v.containsKey("max-concurrent-runs")) {
             engine = engine.withRuns(engine.runs().withLimits(parseInt(v.get("max-concurrent-runs"),
@@ -235,7 +237,7 @@ public record ServerConfig(String host, int port, EngineConfig engine, Set<Strin
         if (v.containsKey("history-home")) {
             List<Path> homes = new ArrayList<>();
             for (String h : list(v.get("history-home"))) {
-                Path p = Path.of(expandHome(h));
+                Path p = Path.of(expandHome(h, home));
                 if (!p.isAbsolute()) {
                     throw new IllegalArgumentException("--history-home needs absolute folders");
                 }
@@ -266,11 +268,11 @@ public record ServerConfig(String host, int port, EngineConfig engine, Set<Strin
                 bool(v.get("legacy-query-credentials")), bool(v.get("secure-cookies")),
                 v.containsKey("max-payload-bytes") ? parseInt(v.get("max-payload-bytes"), "max-payload-bytes")
                         : d.maxPayloadBytes(), d.maxHeaderBytes(), d.shutdownGrace(),
-                v.containsKey("browse-roots") ? browseRoots(v.get("browse-roots")) : d.browseRoots(),
+                v.containsKey("browse-roots") ? browseRoots(v.get("browse-roots"), home) : List.of(home),
                 v.containsKey("git-credential-origins") ? list(v.get("git-credential-origins"))
                         : d.gitCredentialOrigins(),
                 v.containsKey("max-file-bytes") ? fileLimits(parseInt(v.get("max-file-bytes"), "max-file-bytes"))
-                        : d.fileLimits(), agent(v), update(v, dataDir));
+                        : d.fileLimits(), agent(v, home), update(v, dataDir, home));
     }
 
     /**
@@ -279,14 +281,14 @@ public record ServerConfig(String host, int port, EngineConfig engine, Set<Strin
      * {@code --trust-local-project-paths} true/false; {@code --provider-env} a comma list of
      * {@code provider:NAME=VALUE} ({@code *} for every provider) added to the CLIs' environments.
      */
-    private static AgentSettings agent(Map<String, String> v) {
+    private static AgentSettings agent(Map<String, String> v, Path home) {
         AgentSettings a = AgentSettings.defaults();
         if (v.containsKey("cli-path")) {
             Map<String, Path> bins = new java.util.HashMap<>();
             for (String item : list(v.get("cli-path"))) {
                 int eq = item.indexOf('=');
                 bins.put(eq < 0 ? "*" : item.substring(0, eq).strip(),
-                        Path.of(expandHome(eq < 0 ? item : item.substring(eq + 1).strip())));
+                        Path.of(expandHome(eq < 0 ? item : item.substring(eq + 1).strip(), home)));
             }
             a = a.withBinaries(bins);
         }
@@ -321,7 +323,7 @@ public record ServerConfig(String host, int port, EngineConfig engine, Set<Strin
      * (default: found above the server's code), {@code --update-max-bytes} the largest package (256 MiB),
      * {@code --update-public-key} the Ed25519 key the manifest must be signed with (base64).
      */
-    private static UpdateSettings update(Map<String, String> v, Path dataDir) {
+    private static UpdateSettings update(Map<String, String> v, Path dataDir, Path home) {
         UpdateSettings u = UpdateSettings.defaults(dataDir);
         if (v.containsKey("update-url")) {
             try {
@@ -331,14 +333,14 @@ public record ServerConfig(String host, int port, EngineConfig engine, Set<Strin
             }
         }
         if (v.containsKey("runtime-dir")) {
-            Path p = Path.of(expandHome(v.get("runtime-dir").strip()));
+            Path p = Path.of(expandHome(v.get("runtime-dir").strip(), home));
             if (!p.isAbsolute()) {
                 throw new IllegalArgumentException("--runtime-dir needs an absolute folder");
             }
             u = u.withRuntimeDir(p);
         }
         if (v.containsKey("source-dir")) {
-            Path p = Path.of(expandHome(v.get("source-dir").strip()));
+            Path p = Path.of(expandHome(v.get("source-dir").strip(), home));
             if (!p.isAbsolute()) {
                 throw new IllegalArgumentException("--source-dir needs an absolute folder");
             }
@@ -358,12 +360,12 @@ public record ServerConfig(String host, int port, EngineConfig engine, Set<Strin
     }
 
     /** A comma-separated list of absolute folders; {@code ~} and {@code ~/...} are expanded. */
-    private static List<Path> browseRoots(String s) {
+    private static List<Path> browseRoots(String s, Path home) {
         List<Path> roots = new ArrayList<>();
         for (String part : s.split(",")) {
             String p = part.strip();
             if (!p.isEmpty()) {
-                roots.add(Path.of(expandHome(p)));
+                roots.add(Path.of(expandHome(p, home)));
             }
         }
         if (roots.isEmpty()) {
@@ -380,8 +382,19 @@ public record ServerConfig(String host, int port, EngineConfig engine, Set<Strin
         return new FileLimits(maxFileBytes, maxFileBytes, d.maxEntries());
     }
 
-    private static String expandHome(String p) {
-        return p.equals("~") || p.startsWith("~/") ? System.getProperty("user.home") + p.substring(1) : p;
+    private static String expandHome(String p, Path home) {
+        return p.equals("~") || p.startsWith("~/") ? home + p.substring(1) : p;
+    }
+
+    /**
+     * The one home folder of the service: {@code $HOME} of its environment, else the
+     * JVM's {@code user.home} when it has none. The data folder ({@code ~/.agent-workspace}), {@code ~} in options, the browse root,
+     * the CLIs' histories and the CLIs' own HOME all start here, so a changed {@code HOME} moves all of them together.
+     */
+    public static Path home(Map<String, String> env) {
+        String h = env.get("HOME");
+        // the rule of the engine's ProviderPaths (where the CLIs and their histories live), so both agree
+        return Path.of(h != null && !h.isBlank() ? h : System.getProperty("user.home")).toAbsolutePath().normalize();
     }
 
     private static int parseInt(String s, String name) {

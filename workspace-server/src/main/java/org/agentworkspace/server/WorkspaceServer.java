@@ -110,9 +110,9 @@ public final class WorkspaceServer implements AutoCloseable {
             Json json = new Json(config.maxFileBodyBytes());
             SessionTokens tokens = new SessionTokens(engine.signingSecret(), engine.config().clock(),
                     engine.config().auth().sessionLifetime());
-            Guard guard = new Guard(engine.auth(), tokens, config, json);
+            Guard guard = new Guard(engine.auth(), tokens, config, json, openApi.bodyFields());
             BrowseFilesystem browser = BrowseFilesystem.create(config.browseRoots(),
-                    Path.of(System.getProperty("user.home")), config.fileLimits().maxEntries(), false);
+                    ServerConfig.home(env), config.fileLimits().maxEntries(), false);
             // children inherit the allow-listed variables of this process's real environment (PATH, HOME, ...)
             // projectId names a project of the registry
             AgentSettings agent = config.agent().withProjects(id -> engine.projects().find(id)
@@ -155,7 +155,8 @@ public final class WorkspaceServer implements AutoCloseable {
                 new SettingsService(ctx.engine().settings(), ctx.guard(), table),
                 new NotificationsService(ctx.engine().notifications(), ctx.guard(), table),
                 NetworkService.create(ctx.config(), ctx.env(), ctx.guard(), table),
-                new BrowseService(ctx.browser(), defaultBrowsePath(ctx.config()), ctx.guard(), table),
+                new BrowseService(ctx.browser(), defaultBrowsePath(ctx.config(), ServerConfig.home(ctx.env())),
+                        ctx.guard(), table),
                 new AgentService(ctx.agentRuns(), ctx.repositories(),
                         userId -> ctx.engine().gitTokens().credentials(userId).map(GitCredentials::token),
                         ctx.guard(), table),
@@ -186,8 +187,7 @@ public final class WorkspaceServer implements AutoCloseable {
     }
 
     /** {@code ~} when the home folder lies in a browse root, otherwise the first root. */
-    private static String defaultBrowsePath(ServerConfig config) {
-        Path home = Path.of(System.getProperty("user.home"));
+    private static String defaultBrowsePath(ServerConfig config, Path home) {
         for (Path root : config.browseRoots()) {
             try {
                 if (home.toRealPath().startsWith(root.toRealPath())) {

@@ -299,4 +299,44 @@ class SecurityMatrixTest {
         assertTrue(checked >= 17, "scoped routes checked: " + checked);
         System.out.println("scope matrix checked " + checked + " scoped routes");
     }
+
+    /**
+     * Every change route (public ones too), given the body that would change something plus one field it does not
+     * take: 400 naming the field, before anything is done. A misspelt field (say {@code agent} for
+     * {@code agentType}) must never be ignored and the request carried out with a default in its place.
+     */
+    @Test
+    @SuppressWarnings("unchecked")
+    void everyChangeRouteRefusesAnUnknownBodyField() {
+        String[] everyScope = s.createKey(admin, "every scope", Scope.all().stream().map(Scope::id).toList());
+        String before = state();
+        int checked = 0;
+        for (RouteTable.Route r : s.server.routes().routes()) {
+            if (r.method().equals("GET")) {
+                continue;
+            }
+            Object base = body(r);
+            Map<String, Object> withTypo = new LinkedHashMap<>(base instanceof Map<?, ?> m
+                    ? (Map<String, Object>) m : Map.of());
+            withTypo.put("zzMisspeltField", "x");
+            String[] credential = r.access().isPublic() ? new String[0]
+                    : r.access().keyOnly() ? new String[] {"X-API-Key", everyScope[1]} : bearer(admin);
+            HttpResponse<String> res = s.send(r.method(), concretePath(r), withTypo, credential);
+            expect(res, 400, "VALIDATION_FAILED");
+            assertTrue(TestServer.json(res).path("error").path("message").asText().contains("'zzMisspeltField'"),
+                    r + ": " + res.body());
+            checked++;
+        }
+        assertTrue(checked > 40, "change routes checked: " + checked);
+        // the walk of issue 17: {"agent": "codex"} ran claude; now the answer names the field and the right one
+        HttpResponse<String> typo = s.post("/api/automation/run", Map.of("prompt", "hi", "agent", "codex",
+                "projectId", project), bearer(admin));
+        String message = expect(typo, 400, "VALIDATION_FAILED").path("error").path("message").asText();
+        assertTrue(message.contains("'agent'") && message.contains("agentType"), message);
+        typo = s.post("/api/agent", Map.of("message", "hi", "agent", "codex", "projectPath", work.toString()),
+                "X-API-Key", everyScope[1]);
+        message = expect(typo, 400, "VALIDATION_FAILED").path("error").path("message").asText();
+        assertTrue(message.contains("'agent'") && message.contains("provider"), message);
+        assertEquals(before, state(), "a request with an unknown field changed something");
+    }
 }

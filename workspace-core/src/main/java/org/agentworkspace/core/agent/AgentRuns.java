@@ -120,6 +120,17 @@ public final class AgentRuns {
      * @throws WorkspaceException.Unavailable the provider's CLI is not installed ({@code PROVIDER_NOT_INSTALLED})
      */
     public RunHandle start(AgentRunRequest request) {
+        return start0(request);
+    }
+
+    /** What a caller is told when a provider's CLI is missing: how to get it, from the API or on the host. */
+    static String notInstalled(String id) {
+        return "the " + id + " CLI is not installed on this host: install it from the API with POST /api/providers/"
+                + id + "/install (a signed-in session, e.g. the administrator's; GET /api/providers/" + id
+                + "/auth/status then shows installed: true), or put its command on the service's PATH and retry";
+    }
+
+    private RunHandle start0(AgentRunRequest request) {
         AgentProvider provider = provider(request.provider());
         if (request.resumeSessionId() != null && !provider.supportsResume()) {
             throw WorkspaceException.Validation.of(provider.id() + " cannot resume sessions");
@@ -129,8 +140,7 @@ public final class AgentRuns {
                     "the project directory does not exist");
         }
         Path binary = findBinary(provider).orElseThrow(() -> new WorkspaceException.Unavailable(
-                AgentErrorCodes.PROVIDER_NOT_INSTALLED, "the " + provider.id() + " CLI is not installed on this host",
-                null));
+                AgentErrorCodes.PROVIDER_NOT_INSTALLED, notInstalled(provider.id()), null));
         PermissionMode mode = request.permissionMode() != null ? request.permissionMode() : settings.permissionMode();
         RunSpec.Builder spec = RunSpec.builder(request.prompt(), request.projectDir())
                 .model(request.model())

@@ -85,7 +85,8 @@ public abstract class ApiService implements HttpService {
                 throw new IllegalArgumentException("a body limit cannot be negative");
             }
             table.add(new RouteTable.Route(method.text(), path, access, family));
-            rules.route(method, path, (req, res) -> guard.handle(access, maxBodyBytes, req, res, handler));
+            BodyShape shape = guard.bodyShape(method.text(), path);
+            rules.route(method, path, (req, res) -> guard.handle(access, maxBodyBytes, shape, req, res, handler));
             return this;
         }
     }
