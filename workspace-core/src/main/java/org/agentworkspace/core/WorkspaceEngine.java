@@ -85,6 +85,7 @@ public final class WorkspaceEngine implements AutoCloseable {
                     ProviderManagement.Settings.fromEnvironment(environment));
             long t3 = System.nanoTime();
             this.runs = RunEngine.open(store, config.runs(), config.clock());
+            runs.retain(config.runRetention());
             this.settings = UserSettings.create(store, config.clock());
             this.tasks = Tasks.create(store, config.clock(), Duration.ofSeconds(60));
             long t4 = System.nanoTime();

@@ -329,7 +329,10 @@ public final class AutomationService extends ApiService {
         if (info.status().terminal() && info.status() != RunStatus.SUCCEEDED) {
             ObjectNode e = r.putObject("error");
             e.put("code", "RUN_" + info.status().name());
-            e.put("message", summary.error() != null ? summary.error().code() + ": " + summary.error().message()
+            // a run the engine stopped for its output says so, not what the cut-off CLI could not report
+            boolean stoppedForOutput = info.findReason().filter(why -> why.startsWith("output limit:")).isPresent();
+            e.put("message", summary.error() != null && !stoppedForOutput
+                    ? summary.error().code() + ": " + summary.error().message()
                     : info.findReason().orElse("the run " + RunStreams.statusName(info.status())));
         } else {
             r.putNull("error");
