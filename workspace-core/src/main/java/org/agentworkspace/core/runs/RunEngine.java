@@ -508,6 +508,25 @@ public final class RunEngine implements AutoCloseable {
         return List.copyOf(active.keySet());
     }
 
+    /**
+     * Cancels every queued or running run of this engine whose metadata names {@code "userId": userId} (the account
+     * that started it): called when that account is deleted.
+     *
+     * @return how many runs are being cancelled
+     */
+    public int cancelOwnedBy(long userId) {
+        int n = 0;
+        for (ActiveRun r : new ArrayList<>(active.values())) {
+            if (json.userId(r.request.metadata()) == userId && cancel(r.id)) {
+                n++;
+            }
+        }
+        if (n > 0) {
+            LOG.log(System.Logger.Level.INFO, "cancelled " + n + " runs of deleted account " + userId);
+        }
+        return n;
+    }
+
     private void requireExists(String runId) {
         if (log.find(runId).isEmpty()) {
             throw notFound(runId);

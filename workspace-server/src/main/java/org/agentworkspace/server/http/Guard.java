@@ -60,6 +60,11 @@ public final class Guard {
         return json;
     }
 
+    /** What ends streams and sockets of an account the moment it is deleted. */
+    public org.agentworkspace.core.auth.AccountWatch accountWatch() {
+        return auth.accounts().watch();
+    }
+
     public Guard(Authentication auth, SessionTokens tokens, ServerConfig config, Json json) {
         this.auth = auth;
         this.tokens = tokens;

@@ -250,7 +250,7 @@ public final class AutomationService extends ApiService {
         RunCursor cursor = runs.engine().follow(info.id(), after);
         RunStreams.Out out = streams.sse(call.response());
         String provider = info.provider();
-        try (cursor) {
+        try (cursor; var watch = accountWatch().watch(call.principal().user().id(), () -> { })) {
             streams.pump(cursor, provider, new RunStreams.Frames() {
                 @Override
                 public void event(RunEntry entry, ObjectNode event, RunStreams.Out o) {
@@ -278,7 +278,7 @@ public final class AutomationService extends ApiService {
                 public void log(RunEntry entry, ObjectNode line, RunStreams.Out o) {
                     o.emit(entry.seq(), "log", line);
                 }
-            }, out);
+            }, out, watch::ended);
             out.close();
         } catch (UncheckedIOException e) {
             // the client went away; the run goes on and can be followed again
