@@ -21,16 +21,19 @@ import org.agentworkspace.core.runs.RunSettings;
  *                       {@code HOME} (the environment given to {@link WorkspaceEngine#open(EngineConfig, java.util.Map)})
  * @param historyIndex   whether the history index runs (project list, sessions, messages and search from history)
  * @param webPush        Web Push delivery (VAPID subject, loopback endpoints for tests, timeout, TTL)
+ * @param runRetention   how long ended runs are kept (age and count) and how often the sweep runs
  */
 public record EngineConfig(Path dataDir, String jdbcUrl, Clock clock, AuthSettings auth, RunSettings runs,
                            java.util.List<Path> historyHomes, boolean historyIndex,
-                           org.agentworkspace.core.notifications.WebPushSettings webPush) {
+                           org.agentworkspace.core.notifications.WebPushSettings webPush,
+                           org.agentworkspace.core.runs.RunRetention runRetention) {
     public EngineConfig {
         Objects.requireNonNull(dataDir, "dataDir");
         Objects.requireNonNull(clock, "clock");
         Objects.requireNonNull(auth, "auth");
         Objects.requireNonNull(runs, "runs");
         Objects.requireNonNull(webPush, "webPush");
+        Objects.requireNonNull(runRetention, "runRetention");
         dataDir = dataDir.toAbsolutePath().normalize();
         if (jdbcUrl != null && !(jdbcUrl.startsWith("jdbc:sqlite:") || jdbcUrl.startsWith("jdbc:postgresql:"))) {
             throw new IllegalArgumentException("database URL must start with jdbc:sqlite: or jdbc:postgresql:");
@@ -43,39 +46,40 @@ public record EngineConfig(Path dataDir, String jdbcUrl, Clock clock, AuthSettin
     /** Defaults for a data directory: embedded SQLite, system clock, default auth and run settings. */
     public static EngineConfig create(Path dataDir) {
         return new EngineConfig(dataDir, null, Clock.systemUTC(), AuthSettings.defaults(), RunSettings.defaults(), null,
-                true, org.agentworkspace.core.notifications.WebPushSettings.defaults());
+                true, org.agentworkspace.core.notifications.WebPushSettings.defaults(),
+                org.agentworkspace.core.runs.RunRetention.defaults());
     }
 
     public EngineConfig withJdbcUrl(String url) {
-        return new EngineConfig(dataDir, url, clock, auth, runs, historyHomes, historyIndex, webPush);
+        return new EngineConfig(dataDir, url, clock, auth, runs, historyHomes, historyIndex, webPush, runRetention);
     }
 
     public EngineConfig withClock(Clock c) {
-        return new EngineConfig(dataDir, jdbcUrl, c, auth, runs, historyHomes, historyIndex, webPush);
+        return new EngineConfig(dataDir, jdbcUrl, c, auth, runs, historyHomes, historyIndex, webPush, runRetention);
     }
 
     public EngineConfig withAuth(AuthSettings a) {
-        return new EngineConfig(dataDir, jdbcUrl, clock, a, runs, historyHomes, historyIndex, webPush);
+        return new EngineConfig(dataDir, jdbcUrl, clock, a, runs, historyHomes, historyIndex, webPush, runRetention);
     }
 
     public EngineConfig withRuns(RunSettings r) {
-        return new EngineConfig(dataDir, jdbcUrl, clock, auth, r, historyHomes, historyIndex, webPush);
+        return new EngineConfig(dataDir, jdbcUrl, clock, auth, r, historyHomes, historyIndex, webPush, runRetention);
     }
 
     /** The homes whose CLI histories are indexed ({@code null}: the engine's HOME). */
     public EngineConfig withHistoryHomes(java.util.List<Path> homes) {
         return new EngineConfig(dataDir, jdbcUrl, clock, auth, runs, homes == null ? null : java.util.List.copyOf(homes),
-                historyIndex, webPush);
+                historyIndex, webPush, runRetention);
     }
 
     /** Turns the history index on or off. */
     public EngineConfig withHistoryIndex(boolean on) {
-        return new EngineConfig(dataDir, jdbcUrl, clock, auth, runs, historyHomes, on, webPush);
+        return new EngineConfig(dataDir, jdbcUrl, clock, auth, runs, historyHomes, on, webPush, runRetention);
     }
 
     /** Web Push delivery settings. */
     public EngineConfig withWebPush(org.agentworkspace.core.notifications.WebPushSettings w) {
-        return new EngineConfig(dataDir, jdbcUrl, clock, auth, runs, historyHomes, historyIndex, w);
+        return new EngineConfig(dataDir, jdbcUrl, clock, auth, runs, historyHomes, historyIndex, w, runRetention);
     }
 
     /**
@@ -121,5 +125,10 @@ public record EngineConfig(Path dataDir, String jdbcUrl, Clock clock, AuthSettin
                 throw new IllegalArgumentException(name + " must be positive");
             }
         }
+    }
+
+    /** How long ended runs are kept (docs/runs.md "Retention"). */
+    public EngineConfig withRunRetention(org.agentworkspace.core.runs.RunRetention r) {
+        return new EngineConfig(dataDir, jdbcUrl, clock, auth, runs, historyHomes, historyIndex, webPush, r);
     }
 }

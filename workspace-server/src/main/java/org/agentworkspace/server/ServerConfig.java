@@ -173,6 +173,9 @@ public record ServerConfig(String host, int port, EngineConfig engine, Set<Strin
             Map.entry("AW_TRUST_LOCAL_PROJECT_PATHS", "trust-local-project-paths"),
             Map.entry("AW_PROVIDER_ENV", "provider-env"),
             Map.entry("AW_MAX_CONCURRENT_RUNS", "max-concurrent-runs"),
+            Map.entry("AW_MAX_RUN_OUTPUT_BYTES", "max-run-output-bytes"),
+            Map.entry("AW_RUN_RETENTION_DAYS", "run-retention-days"),
+            Map.entry("AW_RUN_RETENTION_COUNT", "run-retention-count"),
             Map.entry("AW_HISTORY_HOME", "history-home"), Map.entry("AW_HISTORY_INDEX", "history-index"),
             Map.entry("AW_UPDATE_URL", "update-url"), Map.entry("AW_RUNTIME_DIR", "runtime-dir"),
             Map.entry("AW_SOURCE_DIR", "source-dir"), Map.entry("AW_UPDATE_MAX_BYTES", "update-max-bytes"),
@@ -233,6 +236,29 @@ public record ServerConfig(String host, int port, EngineConfig engine, Set<Strin
         if (v.containsKey("max-concurrent-runs")) {
             engine = engine.withRuns(engine.runs().withLimits(parseInt(v.get("max-concurrent-runs"),
                     "max-concurrent-runs"), engine.runs().perProviderLimits()));
+        }
+        if (v.containsKey("max-run-output-bytes")) {
+            long max = parseLong(v.get("max-run-output-bytes"), "max-run-output-bytes");
+            if (max < engine.runs().maxLineBytes()) {
+                throw new IllegalArgumentException("max-run-output-bytes must be at least "
+                        + engine.runs().maxLineBytes() + " (the longest line)");
+            }
+            engine = engine.withRuns(engine.runs().withOutputLimits(engine.runs().maxLineBytes(), max,
+                    engine.runs().maxStderrBytes()));
+        }
+        if (v.containsKey("run-retention-days")) {
+            int days = parseInt(v.get("run-retention-days"), "run-retention-days");
+            if (days < 1) {
+                throw new IllegalArgumentException("run-retention-days must be at least 1");
+            }
+            engine = engine.withRunRetention(engine.runRetention().withMaxAge(Duration.ofDays(days)));
+        }
+        if (v.containsKey("run-retention-count")) {
+            int count = parseInt(v.get("run-retention-count"), "run-retention-count");
+            if (count < 1) {
+                throw new IllegalArgumentException("run-retention-count must be at least 1");
+            }
+            engine = engine.withRunRetention(engine.runRetention().withMaxCount(count));
         }
         if (v.containsKey("history-home")) {
             List<Path> homes = new ArrayList<>();
@@ -400,6 +426,14 @@ public record ServerConfig(String host, int port, EngineConfig engine, Set<Strin
     private static int parseInt(String s, String name) {
         try {
             return Integer.parseInt(s.strip());
+        } catch (NumberFormatException e) {
+            throw new IllegalArgumentException(name + " must be a number");
+        }
+    }
+
+    private static long parseLong(String s, String name) {
+        try {
+            return Long.parseLong(s.strip());
         } catch (NumberFormatException e) {
             throw new IllegalArgumentException(name + " must be a number");
         }

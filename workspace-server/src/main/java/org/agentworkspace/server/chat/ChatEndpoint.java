@@ -163,6 +163,7 @@ public final class ChatEndpoint implements AutoCloseable {
         private final Map<String, Subscription> subscriptions = new HashMap<>();
         private final AtomicBoolean counted = new AtomicBoolean();
         private volatile Principal principal;
+        private volatile org.agentworkspace.core.auth.AccountWatch.Watch watch;
 
         @Override
         public Optional<Headers> onHttpUpgrade(HttpPrologue prologue, Headers headers) throws WsUpgradeException {
@@ -174,6 +175,9 @@ public final class ChatEndpoint implements AutoCloseable {
         @Override
         public void onOpen(WsSession session) {
             pump.start(session, timer);
+            // deleting the account closes the socket at once (its runs are cancelled by the engine)
+            watch = gate.accountWatch().watch(principal.user().id(),
+                    () -> closeWith(CLOSE_ACCOUNT_DELETED, "the account was deleted"));
         }
 
         @Override
@@ -635,6 +639,9 @@ public final class ChatEndpoint implements AutoCloseable {
         @Override
         protected void end() {
             pump.stop();
+            if (watch != null) {
+                watch.close();
+            }
             synchronized (subscriptions) {
                 for (Iterator<Subscription> it = subscriptions.values().iterator(); it.hasNext(); ) {
                     it.next().stop();

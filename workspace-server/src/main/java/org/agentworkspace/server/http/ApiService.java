@@ -30,6 +30,11 @@ public abstract class ApiService implements HttpService {
         return guard.json();
     }
 
+    /** Ends a stream of this service the moment its account is deleted (docs/auth.md). */
+    protected final org.agentworkspace.core.auth.AccountWatch accountWatch() {
+        return guard.accountWatch();
+    }
+
     @Override
     public final void routing(HttpRules rules) {
         declare(new Routes(rules));

@@ -60,6 +60,11 @@ public final class Guard {
         return json;
     }
 
+    /** What ends streams and sockets of an account the moment it is deleted. */
+    public org.agentworkspace.core.auth.AccountWatch accountWatch() {
+        return auth.accounts().watch();
+    }
+
     /**
      * @param bodyFields the top-level fields each operation's JSON body may hold, by "METHOD path"
      *                   ({@link OpenApiDocument#bodyFields()}); any other field is refused by {@link Call#body()}

@@ -15,6 +15,8 @@
 #   AW_FAKE_ARGS_FILE=PATH   write argv there, one argument per line
 #   AW_FAKE_ECHO_DIGEST=A,B  first print {"type":"aw_fake_digest","A":"<sha256 hex of A's value>",...} ("" when
 #                            unset): which credential a run got, without the credential itself in the output
+#   AW_FAKE_HUGE_LINE_BYTES=N  first print one line of N bytes (`x` characters), then the stream as usual
+#   AW_FAKE_ENDLESS=1        print the stream's first line, then `aw-fake: endless output` lines forever
 PROVIDER='@PROVIDER@'
 DATA='@DATA@'
 
@@ -156,6 +158,16 @@ emit() {
   done < "$buf"
   rm -f "$buf"
 }
+
+if [ -n "${AW_FAKE_HUGE_LINE_BYTES:-}" ]; then
+  head -c "$AW_FAKE_HUGE_LINE_BYTES" /dev/zero | tr '\0' x
+  echo
+fi
+
+if [ -n "${AW_FAKE_ENDLESS:-}" ]; then
+  head -n 1 "$DATA/$scenario.jsonl" | emit
+  exec yes 'aw-fake: endless output'
+fi
 
 if [ -n "${AW_FAKE_EVENTS:-}" ]; then
   head_n=$(cat "$DATA/events.head" 2>/dev/null || echo 1)
