@@ -113,12 +113,13 @@ public final class WorkspaceServer implements AutoCloseable {
             Guard guard = new Guard(engine.auth(), tokens, config, json, openApi.bodyFields());
             BrowseFilesystem browser = BrowseFilesystem.create(config.browseRoots(),
                     ServerConfig.home(env), config.fileLimits().maxEntries(), false);
-            // children inherit the allow-listed variables of this process's real environment (PATH, HOME, ...)
-            // projectId names a project of the registry
+            // children inherit the allow-listed variables of the server's environment (PATH, HOME, ...): the one
+            // the engine was opened with, so runs see the same HOME as provider management (status, config files)
+            // projectId names a project of the registry; credentials come from the engine's store, per account
             AgentSettings agent = config.agent().withProjects(id -> engine.projects().find(id)
                     .map(p -> Path.of(p.path())));
             AgentRuns agentRuns = AgentRuns.create(engine.runs(), AgentProviders.load(), engine.config().dataDir(),
-                    System.getenv(), agent);
+                    env, agent, engine.providers().credentials());
             engine.notifications().attach(agentRuns);
             return new Context(engine, config, json, tokens, guard, new ErrorResponses(json), BuildInfo.detect(env),
                     openApi, browser, agentRuns,

@@ -309,7 +309,7 @@ public final class ChatEndpoint implements AutoCloseable {
             meta.put("projectId", projectName);
             meta.put("clientRequestId", clientRequestId);
             RunHandle h = runs.start(new AgentRunRequest(provider, message, dir, text(m, "model"), sessionId, meta,
-                    mode));
+                    mode, principal.user().id()));
             sessions.watch(h.id(), sessionId);
             RunInfo info = runs.engine().find(h.id()).orElseThrow();
             follow(info, 0, sessionId, clientRequestId);
@@ -541,7 +541,7 @@ public final class ChatEndpoint implements AutoCloseable {
                     ev = json.createObjectNode();
                     ev.put("kind", e.kind().wireName());
                     ObjectNode data = ev.putObject("data");
-                    data.put("line", runs.redact(provider, payload.path("line").asText()));
+                    data.put("line", runs.redact(e.runId(), provider, payload.path("line").asText()));
                     if (payload.path("truncated").asBoolean(false)) {
                         data.put("truncated", true);
                     }

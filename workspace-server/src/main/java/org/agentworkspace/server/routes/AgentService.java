@@ -161,7 +161,7 @@ public final class AgentService extends ApiService {
             meta.put("userId", principal.user().id());
             req.githubUrl().ifPresent(u -> meta.put("githubUrl", u.display()));
             RunHandle handle = runs.start(new AgentRunRequest(req.provider(), req.message(), project, req.model(),
-                    req.sessionId(), meta));
+                    req.sessionId(), meta, null, principal.user().id()));
             if (req.stream()) {
                 stream(call, req, handle, project, ndjson);
             } else {

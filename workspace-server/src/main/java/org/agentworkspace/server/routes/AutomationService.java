@@ -120,7 +120,8 @@ public final class AutomationService extends ApiService {
         meta.put("route", "automation");
         meta.put("userId", call.principal().user().id());
         meta.put("projectId", projectId.orElse(null));
-        RunHandle handle = runs.start(new AgentRunRequest(provider, prompt, dir, model, null, meta));
+        RunHandle handle = runs.start(new AgentRunRequest(provider, prompt, dir, model, null, meta, null,
+                call.principal().user().id()));
         RunInfo info = handle.info();
         call.send(Status.ACCEPTED_202, view(info, runs.summary(info)));
     }

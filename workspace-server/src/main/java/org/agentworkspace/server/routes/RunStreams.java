@@ -159,7 +159,7 @@ final class RunStreams {
             JsonNode payload = parse(e.payload());
             switch (e.kind()) {
                 case NATIVE -> {
-                    String line = runs.redact(provider, payload.path("line").asText());
+                    String line = runs.redact(e.runId(), provider, payload.path("line").asText());
                     pendingNative = parseLine(line);
                 }
                 case EVENT -> {
@@ -189,7 +189,7 @@ final class RunStreams {
                     line.put("at", e.at().toString());
                     line.put("stream", e.kind() == EntryKind.STDERR ? "stderr" : "system");
                     line.put("text", e.kind() == EntryKind.STDERR
-                            ? runs.redact(provider, payload.path("line").asText())
+                            ? runs.redact(e.runId(), provider, payload.path("line").asText())
                             : e.kind().wireName() + " " + e.payload());
                     frames.log(e, line, out);
                 }
