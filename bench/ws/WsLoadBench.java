@@ -95,6 +95,8 @@ public class WsLoadBench {
         cmd.addAll(List.of("-jar", jar.toString(), "--port", Integer.toString(port),
                 "--data-dir", tmp.resolve("data").toString(), "--cli-path", "claude=" + emitter,
                 "--max-concurrent-runs", Integer.toString(runs),
+                "--max-runs-per-account", Integer.toString(runs),
+                "--max-queued-runs-per-account", Integer.toString(runs),
                 "--provider-env", "claude:AW_BENCH_EVENTS=" + events + ",claude:AW_BENCH_RATE=" + rate));
         System.out.println("server: " + String.join(" ", cmd.subList(0, cmd.indexOf("-jar"))) + " -jar … "
                 + String.join(" ", cmd.subList(cmd.indexOf("--max-concurrent-runs"), cmd.size())));

@@ -151,6 +151,8 @@ public final class Main {
                   --cli-path [ID=]PATH,...        AW_CLI_PATH                      provider CLI binaries (<data-dir>/cli-bin, then PATH)
                   --provider-env ID:N=V,...       AW_PROVIDER_ENV                  variables added to a provider CLI's environment
                   --max-concurrent-runs N         AW_MAX_CONCURRENT_RUNS           agent processes alive at once (8)
+                  --max-runs-per-account N        AW_MAX_RUNS_PER_ACCOUNT          of them, one account's (one fewer)
+                  --max-queued-runs-per-account N AW_MAX_QUEUED_RUNS_PER_ACCOUNT   one account's runs waiting (20)
                   --trust-local-project-paths B   AW_TRUST_LOCAL_PROJECT_PATHS     projectPath from local callers (true)
                   --clone-allowed-hosts H,H       AW_CLONE_ALLOWED_HOSTS           hosts a githubUrl may name (github.com)
                   --github-api-url URL            AW_GITHUB_API_URL                API for pull requests (https://api.github.com)

@@ -173,6 +173,8 @@ public record ServerConfig(String host, int port, EngineConfig engine, Set<Strin
             Map.entry("AW_TRUST_LOCAL_PROJECT_PATHS", "trust-local-project-paths"),
             Map.entry("AW_PROVIDER_ENV", "provider-env"),
             Map.entry("AW_MAX_CONCURRENT_RUNS", "max-concurrent-runs"),
+            Map.entry("AW_MAX_RUNS_PER_ACCOUNT", "max-runs-per-account"),
+            Map.entry("AW_MAX_QUEUED_RUNS_PER_ACCOUNT", "max-queued-runs-per-account"),
             Map.entry("AW_HISTORY_HOME", "history-home"), Map.entry("AW_HISTORY_INDEX", "history-index"),
             Map.entry("AW_UPDATE_URL", "update-url"), Map.entry("AW_RUNTIME_DIR", "runtime-dir"),
             Map.entry("AW_SOURCE_DIR", "source-dir"), Map.entry("AW_UPDATE_MAX_BYTES", "update-max-bytes"),
@@ -231,6 +233,19 @@ public record ServerConfig(String host, int port, EngineConfig engine, Set<Strin
         if (v.containsKey("max-concurrent-runs")) {
             engine = engine.withRuns(engine.runs().withLimits(parseInt(v.get("max-concurrent-runs"),
                     "max-concurrent-runs"), engine.runs().perProviderLimits()));
+        }
+        if (v.containsKey("max-runs-per-account") || v.containsKey("max-queued-runs-per-account")) {
+            int active = v.containsKey("max-runs-per-account")
+                    ? parseInt(v.get("max-runs-per-account"), "max-runs-per-account")
+                    : engine.runs().maxActivePerAccount();
+            int queued = v.containsKey("max-queued-runs-per-account")
+                    ? parseInt(v.get("max-queued-runs-per-account"), "max-queued-runs-per-account")
+                    : engine.runs().maxQueuedPerAccount();
+            if (active < 1 || queued < 0) {
+                throw new IllegalArgumentException("max-runs-per-account must be at least 1, "
+                        + "max-queued-runs-per-account at least 0");
+            }
+            engine = engine.withRuns(engine.runs().withAccountLimits(queued, active));
         }
         if (v.containsKey("history-home")) {
             List<Path> homes = new ArrayList<>();

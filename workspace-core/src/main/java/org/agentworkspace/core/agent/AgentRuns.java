@@ -160,7 +160,10 @@ public final class AgentRuns {
         } else {
             parser = new Bridge(provider.newParser());
         }
-        RunHandle handle = engine.start(new RunRequest(provider.id(), process, parser, meta.toString()));
+        // every route puts the caller's account in the metadata: the engine's per-account caps count it
+        Object account = request.metadata().get("userId");
+        RunHandle handle = engine.start(new RunRequest(provider.id(), process, parser, meta.toString(),
+                account == null ? null : account.toString()));
         LOG.log(System.Logger.Level.DEBUG, () -> "run " + handle.id() + " started: " + plan);
         return handle;
     }
