@@ -59,9 +59,16 @@ public final class Main {
         // a restart or self-update ends the process with code 42 through System.exit: the hook below stops the
         // server gracefully first, and the launcher (scripts/run.sh, a service manager) starts it again
         WorkspaceServer server = WorkspaceServer.start(config, System.getenv(), ProcessExit.SYSTEM);
+        // a vital thread that dies ends the process (status 70) so that the launcher starts it again
+        Watchdog watchdog = Watchdog.start(ProcessExit.SYSTEM, java.time.Duration.ofSeconds(1));
+        if (!watchdog.watchListeners()) {
+            System.err.println("agent-workspace: warning: the HTTP listener thread was not found; it is not watched");
+        }
+        server.vitalThreads().forEach(watchdog::watch);
         CountDownLatch stopped = new CountDownLatch(1);
         // JUL resets its handlers in its own shutdown hook, so progress goes straight to stderr
         Runtime.getRuntime().addShutdownHook(new Thread(() -> {
+            watchdog.close();
             System.err.println("agent-workspace: shutting down");
             server.close();
             System.err.println("agent-workspace: stopped");
@@ -150,6 +157,10 @@ public final class Main {
                   --git-credential-origins O      AW_GIT_CREDENTIAL_ORIGINS        where git tokens may go (https://github.com)
                   --cli-path [ID=]PATH,...        AW_CLI_PATH                      provider CLI binaries (<data-dir>/cli-bin, then PATH)
                   --provider-env ID:N=V,...       AW_PROVIDER_ENV                  variables added to a provider CLI's environment
+                  --max-connections N             AW_MAX_CONNECTIONS               TCP connections open at once (1000)
+                  --max-connections-per-address N AW_MAX_CONNECTIONS_PER_ADDRESS  from one client address (64)
+                  --head-timeout-seconds N        AW_HEAD_TIMEOUT_SECONDS          a new connection's first request head (10)
+                  --idle-timeout-seconds N        AW_IDLE_TIMEOUT_SECONDS          idle keep-alive connections closed (600)
                   --max-concurrent-runs N         AW_MAX_CONCURRENT_RUNS           agent processes alive at once (8)
                   --max-runs-per-account N        AW_MAX_RUNS_PER_ACCOUNT          of them, one account's (one fewer)
                   --max-queued-runs-per-account N AW_MAX_QUEUED_RUNS_PER_ACCOUNT   one account's runs waiting (20)
@@ -167,6 +178,8 @@ public final class Main {
                   --web-push-allow-loopback-http  AW_WEB_PUSH_ALLOW_LOOPBACK_HTTP  http://127.0.0.1 push endpoints (off; tests)
 
                 exit status: 0 stopped, 1 cannot start, 2 bad command line, 42 restart requested (POST
-                /api/system/restart, or a self-update): scripts/run.sh then rebuilds if needed and starts it again""";
+                /api/system/restart, or a self-update): scripts/run.sh then rebuilds if needed and starts it again;
+                3 out of memory (-XX:+ExitOnOutOfMemoryError), 70 a vital thread died: scripts/run.sh starts it again
+                after a back-off""";
     }
 }

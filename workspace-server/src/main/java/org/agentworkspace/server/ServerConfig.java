@@ -15,6 +15,7 @@ import org.agentworkspace.core.EngineConfig;
 import org.agentworkspace.core.agent.AgentSettings;
 import org.agentworkspace.core.files.FileLimits;
 import org.agentworkspace.core.system.UpdateSettings;
+import org.agentworkspace.server.http.ConnectionLimits;
 
 /**
  * The server's configuration: defaults, then environment variables, then command-line flags (later wins), validated
@@ -43,12 +44,14 @@ import org.agentworkspace.core.system.UpdateSettings;
  * @param update                  where self-updates come from and go to: the manifest URL, the runtime directory,
  *                                the source checkout (null: the one the code runs from), the package size limit
  *                                (docs/system-update.md)
+ * @param connections             caps on TCP connections in all and per client address, the deadline for a request
+ *                                head, the idle timeout ({@link ConnectionLimits}; docs/configuration.md)
  */
 public record ServerConfig(String host, int port, EngineConfig engine, Set<String> allowedHosts,
                            Set<String> allowedOrigins, Set<String> trustedProxies, boolean legacyQueryCredentials,
                            boolean secureCookies, long maxPayloadBytes, int maxHeaderBytes, Duration shutdownGrace,
                            List<Path> browseRoots, Set<String> gitCredentialOrigins, FileLimits fileLimits,
-                           AgentSettings agent, UpdateSettings update) {
+                           AgentSettings agent, UpdateSettings update, ConnectionLimits connections) {
 
     public static final String DEFAULT_HOST = "127.0.0.1";
     public static final int DEFAULT_PORT = 3001;
@@ -80,6 +83,7 @@ public record ServerConfig(String host, int port, EngineConfig engine, Set<Strin
         java.util.Objects.requireNonNull(fileLimits, "fileLimits");
         java.util.Objects.requireNonNull(agent, "agent");
         java.util.Objects.requireNonNull(update, "update");
+        java.util.Objects.requireNonNull(connections, "connections");
     }
 
     /** The body limit of the routes that carry file content: twice the largest file, plus 64 KiB for the rest. */
@@ -101,54 +105,67 @@ public record ServerConfig(String host, int port, EngineConfig engine, Set<Strin
         return new ServerConfig(DEFAULT_HOST, DEFAULT_PORT, EngineConfig.create(dataDir), Set.of(), Set.of(),
                 Set.of(), false, false, 1024 * 1024, 16 * 1024, Duration.ofSeconds(3),
                 List.of(Path.of(System.getProperty("user.home"))), Set.of("https://github.com"), FileLimits.defaults(),
-                AgentSettings.defaults(), UpdateSettings.defaults(dataDir));
+                AgentSettings.defaults(), UpdateSettings.defaults(dataDir), ConnectionLimits.defaults());
     }
 
     public ServerConfig withPort(int p) {
         return new ServerConfig(host, p, engine, allowedHosts, allowedOrigins, trustedProxies, legacyQueryCredentials,
-                secureCookies, maxPayloadBytes, maxHeaderBytes, shutdownGrace, browseRoots, gitCredentialOrigins, fileLimits, agent, update);
+                secureCookies, maxPayloadBytes, maxHeaderBytes, shutdownGrace, browseRoots, gitCredentialOrigins, fileLimits, agent, update,
+                connections);
     }
 
     public ServerConfig withHost(String h) {
         return new ServerConfig(h, port, engine, allowedHosts, allowedOrigins, trustedProxies, legacyQueryCredentials,
-                secureCookies, maxPayloadBytes, maxHeaderBytes, shutdownGrace, browseRoots, gitCredentialOrigins, fileLimits, agent, update);
+                secureCookies, maxPayloadBytes, maxHeaderBytes, shutdownGrace, browseRoots, gitCredentialOrigins, fileLimits, agent, update,
+                connections);
     }
 
     public ServerConfig withEngine(EngineConfig e) {
         return new ServerConfig(host, port, e, allowedHosts, allowedOrigins, trustedProxies, legacyQueryCredentials,
-                secureCookies, maxPayloadBytes, maxHeaderBytes, shutdownGrace, browseRoots, gitCredentialOrigins, fileLimits, agent, update);
+                secureCookies, maxPayloadBytes, maxHeaderBytes, shutdownGrace, browseRoots, gitCredentialOrigins, fileLimits, agent, update,
+                connections);
     }
 
     public ServerConfig withAgent(AgentSettings a) {
         return new ServerConfig(host, port, engine, allowedHosts, allowedOrigins, trustedProxies, legacyQueryCredentials,
                 secureCookies, maxPayloadBytes, maxHeaderBytes, shutdownGrace, browseRoots, gitCredentialOrigins, fileLimits,
-                a, update);
+                a, update, connections);
     }
 
     public ServerConfig withLegacyQueryCredentials(boolean on) {
         return new ServerConfig(host, port, engine, allowedHosts, allowedOrigins, trustedProxies, on,
-                secureCookies, maxPayloadBytes, maxHeaderBytes, shutdownGrace, browseRoots, gitCredentialOrigins, fileLimits, agent, update);
+                secureCookies, maxPayloadBytes, maxHeaderBytes, shutdownGrace, browseRoots, gitCredentialOrigins, fileLimits, agent, update,
+                connections);
     }
 
     public ServerConfig withBrowseRoots(List<Path> roots) {
         return new ServerConfig(host, port, engine, allowedHosts, allowedOrigins, trustedProxies, legacyQueryCredentials,
-                secureCookies, maxPayloadBytes, maxHeaderBytes, shutdownGrace, roots, gitCredentialOrigins, fileLimits, agent, update);
+                secureCookies, maxPayloadBytes, maxHeaderBytes, shutdownGrace, roots, gitCredentialOrigins, fileLimits, agent, update,
+                connections);
     }
 
     public ServerConfig withGitCredentialOrigins(Set<String> origins) {
         return new ServerConfig(host, port, engine, allowedHosts, allowedOrigins, trustedProxies, legacyQueryCredentials,
-                secureCookies, maxPayloadBytes, maxHeaderBytes, shutdownGrace, browseRoots, origins, fileLimits, agent, update);
+                secureCookies, maxPayloadBytes, maxHeaderBytes, shutdownGrace, browseRoots, origins, fileLimits, agent, update,
+                connections);
     }
 
     public ServerConfig withUpdate(UpdateSettings u) {
         return new ServerConfig(host, port, engine, allowedHosts, allowedOrigins, trustedProxies, legacyQueryCredentials,
                 secureCookies, maxPayloadBytes, maxHeaderBytes, shutdownGrace, browseRoots, gitCredentialOrigins, fileLimits,
-                agent, u);
+                agent, u, connections);
+    }
+
+    public ServerConfig withConnections(ConnectionLimits c) {
+        return new ServerConfig(host, port, engine, allowedHosts, allowedOrigins, trustedProxies, legacyQueryCredentials,
+                secureCookies, maxPayloadBytes, maxHeaderBytes, shutdownGrace, browseRoots, gitCredentialOrigins, fileLimits,
+                agent, update, c);
     }
 
     public ServerConfig withFileLimits(FileLimits limits) {
         return new ServerConfig(host, port, engine, allowedHosts, allowedOrigins, trustedProxies, legacyQueryCredentials,
-                secureCookies, maxPayloadBytes, maxHeaderBytes, shutdownGrace, browseRoots, gitCredentialOrigins, limits, agent, update);
+                secureCookies, maxPayloadBytes, maxHeaderBytes, shutdownGrace, browseRoots, gitCredentialOrigins, limits, agent, update,
+                connections);
     }
 
     /** True when bound to a loopback address only (then the Host header is checked against known names). */
@@ -173,6 +190,10 @@ public record ServerConfig(String host, int port, EngineConfig engine, Set<Strin
             Map.entry("AW_TRUST_LOCAL_PROJECT_PATHS", "trust-local-project-paths"),
             Map.entry("AW_PROVIDER_ENV", "provider-env"),
             Map.entry("AW_MAX_CONCURRENT_RUNS", "max-concurrent-runs"),
+            Map.entry("AW_MAX_CONNECTIONS", "max-connections"),
+            Map.entry("AW_MAX_CONNECTIONS_PER_ADDRESS", "max-connections-per-address"),
+            Map.entry("AW_HEAD_TIMEOUT_SECONDS", "head-timeout-seconds"),
+            Map.entry("AW_IDLE_TIMEOUT_SECONDS", "idle-timeout-seconds"),
             Map.entry("AW_MAX_RUNS_PER_ACCOUNT", "max-runs-per-account"),
             Map.entry("AW_MAX_QUEUED_RUNS_PER_ACCOUNT", "max-queued-runs-per-account"),
             Map.entry("AW_HISTORY_HOME", "history-home"), Map.entry("AW_HISTORY_INDEX", "history-index"),
@@ -285,7 +306,28 @@ public record ServerConfig(String host, int port, EngineConfig engine, Set<Strin
                 v.containsKey("git-credential-origins") ? list(v.get("git-credential-origins"))
                         : d.gitCredentialOrigins(),
                 v.containsKey("max-file-bytes") ? fileLimits(parseInt(v.get("max-file-bytes"), "max-file-bytes"))
-                        : d.fileLimits(), agent(v), update(v, dataDir));
+                        : d.fileLimits(), agent(v), update(v, dataDir), connections(v));
+    }
+
+    /**
+     * {@code --max-connections}, {@code --max-connections-per-address}, {@code --head-timeout-seconds},
+     * {@code --idle-timeout-seconds}: the connection limits ({@link ConnectionLimits}).
+     */
+    private static ConnectionLimits connections(Map<String, String> v) {
+        ConnectionLimits c = ConnectionLimits.defaults();
+        if (v.containsKey("max-connections")) {
+            c = c.withMaxConnections(parseInt(v.get("max-connections"), "max-connections"));
+        }
+        if (v.containsKey("max-connections-per-address")) {
+            c = c.withMaxPerAddress(parseInt(v.get("max-connections-per-address"), "max-connections-per-address"));
+        }
+        if (v.containsKey("head-timeout-seconds")) {
+            c = c.withHeadTimeout(Duration.ofSeconds(parseInt(v.get("head-timeout-seconds"), "head-timeout-seconds")));
+        }
+        if (v.containsKey("idle-timeout-seconds")) {
+            c = c.withIdleTimeout(Duration.ofSeconds(parseInt(v.get("idle-timeout-seconds"), "idle-timeout-seconds")));
+        }
+        return c;
     }
 
     /**
