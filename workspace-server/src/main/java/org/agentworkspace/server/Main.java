@@ -161,6 +161,7 @@ public final class Main {
                   --max-connections-per-address N AW_MAX_CONNECTIONS_PER_ADDRESS  from one client address (64)
                   --head-timeout-seconds N        AW_HEAD_TIMEOUT_SECONDS          a new connection's first request head (10)
                   --idle-timeout-seconds N        AW_IDLE_TIMEOUT_SECONDS          idle keep-alive connections closed (600)
+                  --max-streams-per-account N     AW_MAX_STREAMS_PER_ACCOUNT       open SSE/NDJSON streams of one account (16)
                   --max-concurrent-runs N         AW_MAX_CONCURRENT_RUNS           agent processes alive at once (8)
                   --max-runs-per-account N        AW_MAX_RUNS_PER_ACCOUNT          of them, one account's (one fewer)
                   --max-queued-runs-per-account N AW_MAX_QUEUED_RUNS_PER_ACCOUNT   one account's runs waiting (20)

@@ -194,6 +194,7 @@ public record ServerConfig(String host, int port, EngineConfig engine, Set<Strin
             Map.entry("AW_MAX_CONNECTIONS_PER_ADDRESS", "max-connections-per-address"),
             Map.entry("AW_HEAD_TIMEOUT_SECONDS", "head-timeout-seconds"),
             Map.entry("AW_IDLE_TIMEOUT_SECONDS", "idle-timeout-seconds"),
+            Map.entry("AW_MAX_STREAMS_PER_ACCOUNT", "max-streams-per-account"),
             Map.entry("AW_MAX_RUNS_PER_ACCOUNT", "max-runs-per-account"),
             Map.entry("AW_MAX_QUEUED_RUNS_PER_ACCOUNT", "max-queued-runs-per-account"),
             Map.entry("AW_HISTORY_HOME", "history-home"), Map.entry("AW_HISTORY_INDEX", "history-index"),
@@ -311,7 +312,8 @@ public record ServerConfig(String host, int port, EngineConfig engine, Set<Strin
 
     /**
      * {@code --max-connections}, {@code --max-connections-per-address}, {@code --head-timeout-seconds},
-     * {@code --idle-timeout-seconds}: the connection limits ({@link ConnectionLimits}).
+     * {@code --idle-timeout-seconds}, {@code --max-streams-per-account}: the connection limits
+     * ({@link ConnectionLimits}).
      */
     private static ConnectionLimits connections(Map<String, String> v) {
         ConnectionLimits c = ConnectionLimits.defaults();
@@ -326,6 +328,9 @@ public record ServerConfig(String host, int port, EngineConfig engine, Set<Strin
         }
         if (v.containsKey("idle-timeout-seconds")) {
             c = c.withIdleTimeout(Duration.ofSeconds(parseInt(v.get("idle-timeout-seconds"), "idle-timeout-seconds")));
+        }
+        if (v.containsKey("max-streams-per-account")) {
+            c = c.withMaxStreamsPerAccount(parseInt(v.get("max-streams-per-account"), "max-streams-per-account"));
         }
         return c;
     }

@@ -65,6 +65,14 @@ public final class Guard {
         this.tokens = tokens;
         this.config = config;
         this.json = json;
+        this.streams = new StreamLimiter(config.connections().maxStreamsPerAccount());
+    }
+
+    private final StreamLimiter streams;
+
+    /** The per-account cap on open SSE and NDJSON streams, shared by every streaming route of this server. */
+    public StreamLimiter streams() {
+        return streams;
     }
 
     /** How a request proved who it is. */

@@ -31,6 +31,7 @@ import org.agentworkspace.server.http.ApiService;
 import org.agentworkspace.server.http.BuildInfo;
 import org.agentworkspace.server.http.Call;
 import org.agentworkspace.server.http.Guard;
+import org.agentworkspace.server.http.StreamLimiter;
 import org.agentworkspace.server.http.Json;
 import org.agentworkspace.server.http.OpenApiDocument;
 import org.agentworkspace.server.http.RouteTable;
@@ -95,7 +96,15 @@ public final class SystemService extends ApiService {
      */
     private void update(Call call) throws InterruptedException {
         Principal p = call.principal();
-        UpdateJob job = updater.start(InstallMode.fromWire(build.installMode()), build.version());
+        // the stream's slot first: a refused stream (429) starts no update
+        StreamLimiter.Slot slot = streams().acquire(p);
+        UpdateJob job;
+        try {
+            job = updater.start(InstallMode.fromWire(build.installMode()), build.version());
+        } catch (RuntimeException e) {
+            slot.close();
+            throw e;
+        }
         LOG.log(System.Logger.Level.INFO, "self-update (" + build.installMode() + ") started by "
                 + p.user().username() + (p.kind() == Principal.Kind.API_KEY ? " with an API key" : ""));
         CountDownLatch written = new CountDownLatch(1);
@@ -108,7 +117,7 @@ public final class SystemService extends ApiService {
         });
         call.response().header(HeaderNames.CACHE_CONTROL, "no-cache, no-transform");
         call.response().header(HeaderNames.create("X-Accel-Buffering"), "no");
-        try (SseSink sink = call.response().sink(SseSink.TYPE)) {
+        try (slot; SseSink sink = call.response().sink(SseSink.TYPE)) {
             long last = 0;
             long quiet = 0;
             while (true) {
@@ -259,7 +268,8 @@ public final class SystemService extends ApiService {
         // an id above the newest kept one (another server's, a store put back from a backup) would silence the
         // stream for good: such a stream starts after the newest, as one without the header
         long cursor = lastEventId(call).filter(id -> id <= newest).orElse(newest);
-        try (SseSink sink = call.response().sink(SseSink.TYPE)) {
+        try (StreamLimiter.Slot slot = streams().acquire(p);
+             SseSink sink = call.response().sink(SseSink.TYPE)) {
             Map<String, Object> ready = new LinkedHashMap<>();
             ready.put("version", build.version());
             ready.put("user", Map.of("id", p.user().id(), "username", p.user().username()));
