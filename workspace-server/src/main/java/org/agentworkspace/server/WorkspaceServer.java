@@ -440,7 +440,9 @@ public final class WorkspaceServer implements AutoCloseable {
      * {@link Watchdog} ends the process when one fails.
      */
     public Map<String, java.util.function.BooleanSupplier> vitalThreads() {
-        return Map.of();
+        return Map.of("the task scheduler (restarted after errors, until it gave up)",
+                () -> engine.tasks().schedulerHealthy(),
+                "the connection gate's sweeper", gate::sweeping);
     }
 
     /** The connection gate (caps and the request-head deadline). */

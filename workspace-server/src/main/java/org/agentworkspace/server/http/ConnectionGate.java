@@ -139,6 +139,11 @@ public final class ConnectionGate implements SocketOptions, AutoCloseable {
         return maxConnections;
     }
 
+    /** Whether the sweeper (head deadlines, the summary line) is alive, or the gate was closed on purpose. */
+    public boolean sweeping() {
+        return closed || sweeper.isAlive();
+    }
+
     /** Connections the gate counts as open now. */
     public int openConnections() {
         synchronized (lock) {
