@@ -57,6 +57,8 @@ class SlowClientsTest {
                 Files.createDirectories(tmp.resolve("home")), List.of())) {
             InetSocketAddress addr = new InetSocketAddress("127.0.0.1", server.port);
             assertEquals(200, health(addr, Duration.ofSeconds(10)), "healthy before");
+            assertTrue(!server.log().contains("was not found"), "Main's watchdog watches the HTTP listener:\n"
+                    + server.log());
 
             int logBefore = server.log().length();
             List<SocketChannel> held = new ArrayList<>(HALF_OPEN);
