@@ -52,6 +52,9 @@ public class AgentSseBench {
                 "--max-concurrent-runs", Integer.toString(runs),
                 "--max-runs-per-account", Integer.toString(runs),
                 "--max-queued-runs-per-account", Integer.toString(runs),
+                // one client address and one account hold every stream of the benchmark
+                "--max-connections-per-address", "10000", "--max-connections", "10000",
+                "--max-streams-per-account", "10000",
                 "--provider-env", "claude:AW_BENCH_EVENTS=" + events + ",claude:AW_BENCH_RATE=" + rate)
                 .redirectErrorStream(true).redirectOutput(tmp.resolve("server.log").toFile());
         Process server = pb.start();
