@@ -11,6 +11,11 @@
 AW_MEMORY_OPTS="-Xms32m -Xmx96m -XX:+UseSerialGC -XX:MinHeapFreeRatio=10 -XX:MaxHeapFreeRatio=30 \
 -XX:-ShrinkHeapInSteps -XX:MaxMetaspaceSize=128m -XX:ReservedCodeCacheSize=64m -Xss512k"
 
+# Crashes: a JVM that runs out of memory (heap, metaspace, threads) ends at once with status 3 instead of living on
+# with dead threads (a listener that no longer accepts, a scheduler that no longer fires); scripts/run.sh, or a service
+# manager, then starts it again. docs/configuration.md "Exit status and restarts".
+AW_CRASH_OPTS="-XX:+ExitOnOutOfMemoryError"
+
 # JIT: methods are compiled after five times as many calls and loop iterations as the JVM's defaults. On two cores
 # the compilers took a third of the machine in the first seconds of indexing a large history, much of it on start-up
 # code run only a few thousand times; with the thresholds scaled the C2 compiler used 2.8-3.1 s of CPU instead of
@@ -34,7 +39,8 @@ if [ "$(aw_jdk_major)" -ge 22 ] 2>/dev/null; then
   AW_MEMORY_OPTS="$AW_MEMORY_OPTS -XX:TrimNativeHeapInterval=5000"
 fi
 
-# Prints the server's JVM flags: AW_JAVA_OPTS when set (it replaces all of them), otherwise the memory and JIT flags plus
+# Prints the server's JVM flags: AW_JAVA_OPTS when set (it replaces all of them), otherwise the memory, crash and JIT
+# flags plus
 # the start-up cache: on JDK 25+ the AOT cache when scripts/aot-cache.sh has written one (its notes are not printed:
 # a cache the JVM cannot use is only slower, and aot-cache.sh checks each cache it writes with -XX:AOTMode=on);
 # on JDK 21-24 the dynamic class-data archive the JVM writes itself on its first exit.
@@ -47,11 +53,11 @@ aw_server_java_opts() {
   major=$(aw_jdk_major)
   if [ "${major:-0}" -ge 25 ]; then
     if [ -f "$AW_AOT_CACHE" ]; then
-      printf '%s\n' "$AW_MEMORY_OPTS $AW_JIT_OPTS -XX:AOTCache=$AW_AOT_CACHE -Xlog:aot*=off -Xlog:cds*=off"
+      printf '%s\n' "$AW_MEMORY_OPTS $AW_CRASH_OPTS $AW_JIT_OPTS -XX:AOTCache=$AW_AOT_CACHE -Xlog:aot*=off -Xlog:cds*=off"
     else
-      printf '%s\n' "$AW_MEMORY_OPTS $AW_JIT_OPTS"
+      printf '%s\n' "$AW_MEMORY_OPTS $AW_CRASH_OPTS $AW_JIT_OPTS"
     fi
   else
-    printf '%s\n' "$AW_MEMORY_OPTS $AW_JIT_OPTS -XX:+AutoCreateSharedArchive -XX:SharedArchiveFile=$AW_CDS_ARCHIVE -Xlog:cds=error"
+    printf '%s\n' "$AW_MEMORY_OPTS $AW_CRASH_OPTS $AW_JIT_OPTS -XX:+AutoCreateSharedArchive -XX:SharedArchiveFile=$AW_CDS_ARCHIVE -Xlog:cds=error"
   fi
 }

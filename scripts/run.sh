@@ -1,8 +1,11 @@
 #!/usr/bin/env bash
 # Builds the server when its sources changed since the last build, then starts it, and supervises it: when the
 # server exits with code 42 (POST /api/system/restart, or a self-update that pulled new code) it is rebuilt if its
-# sources changed (a failed rebuild starts the previous build again) and started again with the same options; any
-# other exit status ends this script with that status.
+# sources changed (a failed rebuild starts the previous build again) and started again with the same options. When it
+# crashed (3: the JVM ran out of memory; 70: a thread the service cannot live without died; 134: the JVM aborted) it
+# is started again after a back-off of 1 s, doubling up to 60 s while it keeps crashing within a minute of its start.
+# Any other exit status (0 after SIGTERM or Ctrl-C, 1 cannot start, 2 bad options) ends this script with that status.
+# docs/configuration.md "Exit status and restarts".
 # Defaults: http://127.0.0.1:3001, data in ~/.agent-workspace. Options: scripts/run.sh --help (or docs/configuration.md).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -10,6 +13,9 @@ cd "$(dirname "$0")/.."
 
 # the exit status by which the server asks to be started again (docs/system-update.md)
 restart_code=42
+# the exit statuses of a crash, after which the server is started again with a back-off
+crash_codes=" 3 70 134 "
+backoff=1
 
 build_if_stale() {
   local jar=workspace-server/target/workspace-server.jar stale=1
@@ -41,7 +47,9 @@ done
 # SIGINT (Ctrl-C), SIGTERM and SIGHUP reach the server as SIGTERM (it shuts down gracefully; a background child of a
 # script ignores SIGINT), and the loop then ends with the server's status
 child=""
+stopping=0
 forward() {
+  stopping=1
   if [ -n "$child" ]; then
     kill -TERM "$child" 2>/dev/null || true
   fi
@@ -62,6 +70,7 @@ while true; do
     scripts/aot-cache.sh || echo "starting without the start-up cache" >&2
   fi
   read -r -a java_opts <<< "$(aw_server_java_opts)"
+  started=$SECONDS
   "$JAVA_HOME/bin/java" "${java_opts[@]}" -jar "$AW_SERVER_JAR" "$@" &
   child=$!
   status=0
@@ -73,8 +82,27 @@ while true; do
     fi
   done
   child=""
-  if [ "$status" != "$restart_code" ]; then
+  if [ "$stopping" = 1 ]; then
     exit "$status"
   fi
-  echo "agent-workspace: restart requested (exit $restart_code); starting again..." >&2
+  if [ "$status" = "$restart_code" ]; then
+    echo "agent-workspace: restart requested (exit $restart_code); starting again..." >&2
+    backoff=1
+    continue
+  fi
+  case "$crash_codes" in
+    *" $status "*) ;;
+    *) exit "$status" ;;
+  esac
+  # a server that ran for a minute before it crashed starts again at once-ish; one that keeps crashing waits longer
+  if [ $((SECONDS - started)) -ge 60 ]; then
+    backoff=1
+  fi
+  echo "agent-workspace: the server crashed (exit $status); starting it again in ${backoff} s..." >&2
+  sleep "$backoff" &
+  wait $! || true
+  if [ "$stopping" = 1 ]; then
+    exit "$status"
+  fi
+  backoff=$((backoff * 2 > 60 ? 60 : backoff * 2))
 done

@@ -50,6 +50,11 @@ public class AgentSseBench {
         ProcessBuilder pb = new ProcessBuilder(java, "-jar", jar.toString(), "--port", Integer.toString(port),
                 "--data-dir", tmp.resolve("data").toString(), "--cli-path", "claude=" + emitter,
                 "--max-concurrent-runs", Integer.toString(runs),
+                "--max-runs-per-account", Integer.toString(runs),
+                "--max-queued-runs-per-account", Integer.toString(runs),
+                // one client address and one account hold every stream of the benchmark
+                "--max-connections-per-address", "10000", "--max-connections", "10000",
+                "--max-streams-per-account", "10000",
                 "--provider-env", "claude:AW_BENCH_EVENTS=" + events + ",claude:AW_BENCH_RATE=" + rate)
                 .redirectErrorStream(true).redirectOutput(tmp.resolve("server.log").toFile());
         Process server = pb.start();

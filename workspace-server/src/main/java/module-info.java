@@ -8,6 +8,7 @@ module org.agentworkspace.server {
     requires io.helidon.logging.jul;
     requires io.helidon.logging.common;
     requires jdk.management;
+    requires java.logging;
     requires jakarta.json;
     requires com.fasterxml.jackson.databind;
     requires com.fasterxml.jackson.dataformat.yaml;

@@ -63,9 +63,16 @@ public final class Main {
         System.err.println("agent-workspace: listening on http://" + config.host() + ":" + server.port()
                 + "; data folder " + config.engine().dataDir().toAbsolutePath().normalize() + "; home "
                 + ServerConfig.home(System.getenv()));
+        // a vital thread that dies ends the process (status 70) so that the launcher starts it again
+        Watchdog watchdog = Watchdog.start(ProcessExit.SYSTEM, java.time.Duration.ofSeconds(1));
+        if (!watchdog.watchListeners()) {
+            System.err.println("agent-workspace: warning: the HTTP listener thread was not found; it is not watched");
+        }
+        server.vitalThreads().forEach(watchdog::watch);
         CountDownLatch stopped = new CountDownLatch(1);
         // JUL resets its handlers in its own shutdown hook, so progress goes straight to stderr
         Runtime.getRuntime().addShutdownHook(new Thread(() -> {
+            watchdog.close();
             System.err.println("agent-workspace: shutting down");
             server.close();
             System.err.println("agent-workspace: stopped");
@@ -154,10 +161,17 @@ public final class Main {
                   --git-credential-origins O      AW_GIT_CREDENTIAL_ORIGINS        where git tokens may go (https://github.com)
                   --cli-path [ID=]PATH,...        AW_CLI_PATH                      provider CLI binaries (<data-dir>/cli-bin, then PATH)
                   --provider-env ID:N=V,...       AW_PROVIDER_ENV                  variables added to a provider CLI's environment
+                  --max-connections N             AW_MAX_CONNECTIONS               TCP connections open at once (1000)
+                  --max-connections-per-address N AW_MAX_CONNECTIONS_PER_ADDRESS  from one client address (64)
+                  --head-timeout-seconds N        AW_HEAD_TIMEOUT_SECONDS          a new connection's first request head (10)
+                  --idle-timeout-seconds N        AW_IDLE_TIMEOUT_SECONDS          idle keep-alive connections closed (600)
+                  --max-streams-per-account N     AW_MAX_STREAMS_PER_ACCOUNT       open SSE/NDJSON streams of one account (16)
                   --max-concurrent-runs N         AW_MAX_CONCURRENT_RUNS           agent processes alive at once (8)
                   --max-run-output-bytes N        AW_MAX_RUN_OUTPUT_BYTES          stdout stored per run; past it the run is stopped (64 MiB)
                   --run-retention-days N          AW_RUN_RETENTION_DAYS            ended runs older than this are deleted (30)
                   --run-retention-count N         AW_RUN_RETENTION_COUNT           at most this many runs are kept, the newest (10000)
+                  --max-runs-per-account N        AW_MAX_RUNS_PER_ACCOUNT          of them, one account's (one fewer)
+                  --max-queued-runs-per-account N AW_MAX_QUEUED_RUNS_PER_ACCOUNT   one account's runs waiting (20)
                   --trust-local-project-paths B   AW_TRUST_LOCAL_PROJECT_PATHS     projectPath from local callers (true)
                   --clone-allowed-hosts H,H       AW_CLONE_ALLOWED_HOSTS           hosts a githubUrl may name (github.com)
                   --github-api-url URL            AW_GITHUB_API_URL                API for pull requests (https://api.github.com)
@@ -172,6 +186,8 @@ public final class Main {
                   --web-push-allow-loopback-http  AW_WEB_PUSH_ALLOW_LOOPBACK_HTTP  http://127.0.0.1 push endpoints (off; tests)
 
                 exit status: 0 stopped, 1 cannot start, 2 bad command line, 42 restart requested (POST
-                /api/system/restart, or a self-update): scripts/run.sh then rebuilds if needed and starts it again""";
+                /api/system/restart, or a self-update): scripts/run.sh then rebuilds if needed and starts it again;
+                3 out of memory (-XX:+ExitOnOutOfMemoryError), 70 a vital thread died: scripts/run.sh starts it again
+                after a back-off""";
     }
 }

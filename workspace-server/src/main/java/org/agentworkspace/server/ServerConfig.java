@@ -15,6 +15,7 @@ import org.agentworkspace.core.EngineConfig;
 import org.agentworkspace.core.agent.AgentSettings;
 import org.agentworkspace.core.files.FileLimits;
 import org.agentworkspace.core.system.UpdateSettings;
+import org.agentworkspace.server.http.ConnectionLimits;
 
 /**
  * The server's configuration: defaults, then environment variables, then command-line flags (later wins), validated
@@ -43,12 +44,14 @@ import org.agentworkspace.core.system.UpdateSettings;
  * @param update                  where self-updates come from and go to: the manifest URL, the runtime directory,
  *                                the source checkout (null: the one the code runs from), the package size limit
  *                                (docs/system-update.md)
+ * @param connections             caps on TCP connections in all and per client address, the deadline for a request
+ *                                head, the idle timeout ({@link ConnectionLimits}; docs/configuration.md)
  */
 public record ServerConfig(String host, int port, EngineConfig engine, Set<String> allowedHosts,
                            Set<String> allowedOrigins, Set<String> trustedProxies, boolean legacyQueryCredentials,
                            boolean secureCookies, long maxPayloadBytes, int maxHeaderBytes, Duration shutdownGrace,
                            List<Path> browseRoots, Set<String> gitCredentialOrigins, FileLimits fileLimits,
-                           AgentSettings agent, UpdateSettings update) {
+                           AgentSettings agent, UpdateSettings update, ConnectionLimits connections) {
 
     public static final String DEFAULT_HOST = "127.0.0.1";
     public static final int DEFAULT_PORT = 3001;
@@ -80,6 +83,7 @@ public record ServerConfig(String host, int port, EngineConfig engine, Set<Strin
         java.util.Objects.requireNonNull(fileLimits, "fileLimits");
         java.util.Objects.requireNonNull(agent, "agent");
         java.util.Objects.requireNonNull(update, "update");
+        java.util.Objects.requireNonNull(connections, "connections");
     }
 
     /** The body limit of the routes that carry file content: twice the largest file, plus 64 KiB for the rest. */
@@ -101,54 +105,67 @@ public record ServerConfig(String host, int port, EngineConfig engine, Set<Strin
         return new ServerConfig(DEFAULT_HOST, DEFAULT_PORT, EngineConfig.create(dataDir), Set.of(), Set.of(),
                 Set.of(), false, false, 1024 * 1024, 16 * 1024, Duration.ofSeconds(3),
                 List.of(Path.of(System.getProperty("user.home"))), Set.of("https://github.com"), FileLimits.defaults(),
-                AgentSettings.defaults(), UpdateSettings.defaults(dataDir));
+                AgentSettings.defaults(), UpdateSettings.defaults(dataDir), ConnectionLimits.defaults());
     }
 
     public ServerConfig withPort(int p) {
         return new ServerConfig(host, p, engine, allowedHosts, allowedOrigins, trustedProxies, legacyQueryCredentials,
-                secureCookies, maxPayloadBytes, maxHeaderBytes, shutdownGrace, browseRoots, gitCredentialOrigins, fileLimits, agent, update);
+                secureCookies, maxPayloadBytes, maxHeaderBytes, shutdownGrace, browseRoots, gitCredentialOrigins, fileLimits, agent, update,
+                connections);
     }
 
     public ServerConfig withHost(String h) {
         return new ServerConfig(h, port, engine, allowedHosts, allowedOrigins, trustedProxies, legacyQueryCredentials,
-                secureCookies, maxPayloadBytes, maxHeaderBytes, shutdownGrace, browseRoots, gitCredentialOrigins, fileLimits, agent, update);
+                secureCookies, maxPayloadBytes, maxHeaderBytes, shutdownGrace, browseRoots, gitCredentialOrigins, fileLimits, agent, update,
+                connections);
     }
 
     public ServerConfig withEngine(EngineConfig e) {
         return new ServerConfig(host, port, e, allowedHosts, allowedOrigins, trustedProxies, legacyQueryCredentials,
-                secureCookies, maxPayloadBytes, maxHeaderBytes, shutdownGrace, browseRoots, gitCredentialOrigins, fileLimits, agent, update);
+                secureCookies, maxPayloadBytes, maxHeaderBytes, shutdownGrace, browseRoots, gitCredentialOrigins, fileLimits, agent, update,
+                connections);
     }
 
     public ServerConfig withAgent(AgentSettings a) {
         return new ServerConfig(host, port, engine, allowedHosts, allowedOrigins, trustedProxies, legacyQueryCredentials,
                 secureCookies, maxPayloadBytes, maxHeaderBytes, shutdownGrace, browseRoots, gitCredentialOrigins, fileLimits,
-                a, update);
+                a, update, connections);
     }
 
     public ServerConfig withLegacyQueryCredentials(boolean on) {
         return new ServerConfig(host, port, engine, allowedHosts, allowedOrigins, trustedProxies, on,
-                secureCookies, maxPayloadBytes, maxHeaderBytes, shutdownGrace, browseRoots, gitCredentialOrigins, fileLimits, agent, update);
+                secureCookies, maxPayloadBytes, maxHeaderBytes, shutdownGrace, browseRoots, gitCredentialOrigins, fileLimits, agent, update,
+                connections);
     }
 
     public ServerConfig withBrowseRoots(List<Path> roots) {
         return new ServerConfig(host, port, engine, allowedHosts, allowedOrigins, trustedProxies, legacyQueryCredentials,
-                secureCookies, maxPayloadBytes, maxHeaderBytes, shutdownGrace, roots, gitCredentialOrigins, fileLimits, agent, update);
+                secureCookies, maxPayloadBytes, maxHeaderBytes, shutdownGrace, roots, gitCredentialOrigins, fileLimits, agent, update,
+                connections);
     }
 
     public ServerConfig withGitCredentialOrigins(Set<String> origins) {
         return new ServerConfig(host, port, engine, allowedHosts, allowedOrigins, trustedProxies, legacyQueryCredentials,
-                secureCookies, maxPayloadBytes, maxHeaderBytes, shutdownGrace, browseRoots, origins, fileLimits, agent, update);
+                secureCookies, maxPayloadBytes, maxHeaderBytes, shutdownGrace, browseRoots, origins, fileLimits, agent, update,
+                connections);
     }
 
     public ServerConfig withUpdate(UpdateSettings u) {
         return new ServerConfig(host, port, engine, allowedHosts, allowedOrigins, trustedProxies, legacyQueryCredentials,
                 secureCookies, maxPayloadBytes, maxHeaderBytes, shutdownGrace, browseRoots, gitCredentialOrigins, fileLimits,
-                agent, u);
+                agent, u, connections);
+    }
+
+    public ServerConfig withConnections(ConnectionLimits c) {
+        return new ServerConfig(host, port, engine, allowedHosts, allowedOrigins, trustedProxies, legacyQueryCredentials,
+                secureCookies, maxPayloadBytes, maxHeaderBytes, shutdownGrace, browseRoots, gitCredentialOrigins, fileLimits,
+                agent, update, c);
     }
 
     public ServerConfig withFileLimits(FileLimits limits) {
         return new ServerConfig(host, port, engine, allowedHosts, allowedOrigins, trustedProxies, legacyQueryCredentials,
-                secureCookies, maxPayloadBytes, maxHeaderBytes, shutdownGrace, browseRoots, gitCredentialOrigins, limits, agent, update);
+                secureCookies, maxPayloadBytes, maxHeaderBytes, shutdownGrace, browseRoots, gitCredentialOrigins, limits, agent, update,
+                connections);
     }
 
     /** True when bound to a loopback address only (then the Host header is checked against known names). */
@@ -176,6 +193,13 @@ public record ServerConfig(String host, int port, EngineConfig engine, Set<Strin
             Map.entry("AW_MAX_RUN_OUTPUT_BYTES", "max-run-output-bytes"),
             Map.entry("AW_RUN_RETENTION_DAYS", "run-retention-days"),
             Map.entry("AW_RUN_RETENTION_COUNT", "run-retention-count"),
+            Map.entry("AW_MAX_CONNECTIONS", "max-connections"),
+            Map.entry("AW_MAX_CONNECTIONS_PER_ADDRESS", "max-connections-per-address"),
+            Map.entry("AW_HEAD_TIMEOUT_SECONDS", "head-timeout-seconds"),
+            Map.entry("AW_IDLE_TIMEOUT_SECONDS", "idle-timeout-seconds"),
+            Map.entry("AW_MAX_STREAMS_PER_ACCOUNT", "max-streams-per-account"),
+            Map.entry("AW_MAX_RUNS_PER_ACCOUNT", "max-runs-per-account"),
+            Map.entry("AW_MAX_QUEUED_RUNS_PER_ACCOUNT", "max-queued-runs-per-account"),
             Map.entry("AW_HISTORY_HOME", "history-home"), Map.entry("AW_HISTORY_INDEX", "history-index"),
             Map.entry("AW_UPDATE_URL", "update-url"), Map.entry("AW_RUNTIME_DIR", "runtime-dir"),
             Map.entry("AW_SOURCE_DIR", "source-dir"), Map.entry("AW_UPDATE_MAX_BYTES", "update-max-bytes"),
@@ -260,6 +284,19 @@ public record ServerConfig(String host, int port, EngineConfig engine, Set<Strin
             }
             engine = engine.withRunRetention(engine.runRetention().withMaxCount(count));
         }
+        if (v.containsKey("max-runs-per-account") || v.containsKey("max-queued-runs-per-account")) {
+            int active = v.containsKey("max-runs-per-account")
+                    ? parseInt(v.get("max-runs-per-account"), "max-runs-per-account")
+                    : engine.runs().maxActivePerAccount();
+            int queued = v.containsKey("max-queued-runs-per-account")
+                    ? parseInt(v.get("max-queued-runs-per-account"), "max-queued-runs-per-account")
+                    : engine.runs().maxQueuedPerAccount();
+            if (active < 1 || queued < 0) {
+                throw new IllegalArgumentException("max-runs-per-account must be at least 1, "
+                        + "max-queued-runs-per-account at least 0");
+            }
+            engine = engine.withRuns(engine.runs().withAccountLimits(queued, active));
+        }
         if (v.containsKey("history-home")) {
             List<Path> homes = new ArrayList<>();
             for (String h : list(v.get("history-home"))) {
@@ -298,7 +335,32 @@ public record ServerConfig(String host, int port, EngineConfig engine, Set<Strin
                 v.containsKey("git-credential-origins") ? list(v.get("git-credential-origins"))
                         : d.gitCredentialOrigins(),
                 v.containsKey("max-file-bytes") ? fileLimits(parseInt(v.get("max-file-bytes"), "max-file-bytes"))
-                        : d.fileLimits(), agent(v, home), update(v, dataDir, home));
+                        : d.fileLimits(), agent(v, home), update(v, dataDir, home), connections(v));
+    }
+
+    /**
+     * {@code --max-connections}, {@code --max-connections-per-address}, {@code --head-timeout-seconds},
+     * {@code --idle-timeout-seconds}, {@code --max-streams-per-account}: the connection limits
+     * ({@link ConnectionLimits}).
+     */
+    private static ConnectionLimits connections(Map<String, String> v) {
+        ConnectionLimits c = ConnectionLimits.defaults();
+        if (v.containsKey("max-connections")) {
+            c = c.withMaxConnections(parseInt(v.get("max-connections"), "max-connections"));
+        }
+        if (v.containsKey("max-connections-per-address")) {
+            c = c.withMaxPerAddress(parseInt(v.get("max-connections-per-address"), "max-connections-per-address"));
+        }
+        if (v.containsKey("head-timeout-seconds")) {
+            c = c.withHeadTimeout(Duration.ofSeconds(parseInt(v.get("head-timeout-seconds"), "head-timeout-seconds")));
+        }
+        if (v.containsKey("idle-timeout-seconds")) {
+            c = c.withIdleTimeout(Duration.ofSeconds(parseInt(v.get("idle-timeout-seconds"), "idle-timeout-seconds")));
+        }
+        if (v.containsKey("max-streams-per-account")) {
+            c = c.withMaxStreamsPerAccount(parseInt(v.get("max-streams-per-account"), "max-streams-per-account"));
+        }
+        return c;
     }
 
     /**

@@ -7,6 +7,7 @@ import java.util.Map;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.FutureTask;
 
+import io.helidon.common.socket.SocketOptions;
 import io.helidon.http.HeaderNames;
 import io.helidon.http.Status;
 import io.helidon.webserver.WebServer;
@@ -22,6 +23,8 @@ import org.agentworkspace.core.agent.AgentSettings;
 import org.agentworkspace.core.agent.Repositories;
 import org.agentworkspace.core.system.SystemUpdater;
 import org.agentworkspace.server.http.BuildInfo;
+import org.agentworkspace.server.http.ConnectionGate;
+import org.agentworkspace.server.http.DroppedConnections;
 import org.agentworkspace.server.http.ErrorResponses;
 import org.agentworkspace.server.http.Filters;
 import org.agentworkspace.server.http.Guard;
@@ -74,14 +77,16 @@ public final class WorkspaceServer implements AutoCloseable {
     private final RouteTable table;
     private final ShellEndpoint shell;
     private final ChatEndpoint chat;
+    private final ConnectionGate gate;
 
     private WorkspaceServer(WorkspaceEngine engine, WebServer web, RouteTable table, ShellEndpoint shell,
-                            ChatEndpoint chat) {
+                            ChatEndpoint chat, ConnectionGate gate) {
         this.engine = engine;
         this.web = web;
         this.table = table;
         this.shell = shell;
         this.chat = chat;
+        this.gate = gate;
     }
 
     /** What the routing needs, built once per server. */
@@ -237,12 +242,24 @@ public final class WorkspaceServer implements AutoCloseable {
     public static WorkspaceServer start(ServerConfig config, Map<String, String> env, ShellLimits shellLimits,
                                         ChatLimits chatLimits, ProcessExit exit) {
         long t0 = System.nanoTime();
+        // every accepted connection passes the gate first: caps in all and per address, the request-head deadline
+        // (answers go out at once: with Nagle's algorithm a response written in several pieces waited for the
+        // client's delayed ACK, 40 ms on Linux, about one request in ten)
+        DroppedConnections.install();
+        ConnectionGate gate = new ConnectionGate(SocketOptions.builder().tcpNoDelay(true).build(),
+                config.connections(), addresses(config.trustedProxies()));
         // what does not need the engine is prepared on the second core while the engine opens: the OpenAPI document
         // (a YAML parse) and Helidon's side (its service registry and mappers, the protocol settings); the route
         // check below waits for the document, so nothing is served before it passed
-        FutureTask<WebParts> web0 = new FutureTask<>(() -> WebParts.prepare(config, shellLimits, chatLimits));
+        FutureTask<WebParts> web0 = new FutureTask<>(() -> WebParts.prepare(config, shellLimits, chatLimits, gate));
         Thread.ofPlatform().name("aw-start-web").daemon().start(web0);
-        WorkspaceEngine engine = WorkspaceEngine.open(config.engine(), env);
+        WorkspaceEngine engine;
+        try {
+            engine = WorkspaceEngine.open(config.engine(), env);
+        } catch (RuntimeException | Error e) {
+            gate.close();
+            throw e;
+        }
         IndexingHeap.during(engine.history());
         long tEngine = System.nanoTime();
         ShellEndpoint shell = null;
@@ -291,12 +308,10 @@ public final class WorkspaceServer implements AutoCloseable {
                     .port(config.port())
                     .shutdownHook(false)
                     .shutdownGracePeriod(config.shutdownGrace())
-                    // answers go out at once: with Nagle's algorithm a response written in several pieces waited
-                    // for the client's delayed ACK (40 ms on Linux) about one request in ten
-                    .connectionOptions(o -> o.tcpNoDelay(true))
+                    .connectionOptions(gate)
                     // the largest per-route limit; every route enforces its own (Guard, Call)
                     .maxPayloadSize(config.maxFileBodyBytes())
-                    .idleConnectionTimeout(java.time.Duration.ofMinutes(10))
+                    .idleConnectionTimeout(config.connections().idleTimeout())
                     .addProtocol(parts.http1())
                     .directHandlers(ctx.errors().directHandlers())
                     .addProtocol(parts.websocket())
@@ -318,8 +333,9 @@ public final class WorkspaceServer implements AutoCloseable {
                     (tWeb - t0) / 1_000_000, (tEngine - t0) / 1_000_000, (tParts - tEngine) / 1_000_000,
                     (tContext - tParts) / 1_000_000, (tRouting - tContext) / 1_000_000,
                     (tVerify - tRouting) / 1_000_000, (tShell - tVerify) / 1_000_000, (tWeb - tShell) / 1_000_000));
-            return new WorkspaceServer(engine, web, table, shell, chat);
+            return new WorkspaceServer(engine, web, table, shell, chat, gate);
         } catch (RuntimeException e) {
+            gate.close();
             if (chat != null) {
                 chat.close();
             }
@@ -335,18 +351,35 @@ public final class WorkspaceServer implements AutoCloseable {
     /** The parts of the web server that do not depend on the engine (prepared while it opens). */
     private record WebParts(OpenApiDocument openApi, HttpRouting.Builder routing, Http1Config http1,
                             WsConfig websocket) {
-        static WebParts prepare(ServerConfig config, ShellLimits shellLimits, ChatLimits chatLimits) {
+        static WebParts prepare(ServerConfig config, ShellLimits shellLimits, ChatLimits chatLimits,
+                                ConnectionGate gate) {
             OpenApiDocument doc = OpenApiDocument.load(openApiCache(config));
             HttpRouting.Builder routing = HttpRouting.builder();
             Http1Config http1 = Http1Config.builder()
                     .maxHeadersSize(config.maxHeaderBytes())
                     .maxPrologueLength(8192)
+                    .addReceiveListener(gate.receiveListener())
                     .build();
             WsConfig ws = WsConfig.builder().name("websocket")
                     .maxFrameLength(Math.max(shellLimits.maxMessageBytes(), chatLimits.maxMessageBytes()))
                     .build();
             return new WebParts(doc, routing, http1, ws);
         }
+    }
+
+    /** The trusted proxies' addresses (IP literals; anything else is ignored here). */
+    private static java.util.Set<java.net.InetAddress> addresses(java.util.Set<String> ips) {
+        java.util.Set<java.net.InetAddress> out = new java.util.HashSet<>();
+        for (String ip : ips) {
+            if (ip.matches("[0-9.]+|[0-9a-fA-F:]*:[0-9a-fA-F:.]*")) {
+                try {
+                    out.add(java.net.InetAddress.getByName(ip));
+                } catch (java.net.UnknownHostException e) {
+                    // not a literal after all: the Guard reports bad proxy entries
+                }
+            }
+        }
+        return out;
     }
 
     /** Where the server keeps its JSON copy of the OpenAPI document ({@link OpenApiDocument#load(Path)}). */
@@ -403,12 +436,28 @@ public final class WorkspaceServer implements AutoCloseable {
         return table;
     }
 
+    /**
+     * The background workers the service cannot run without, each with a check that it is alive; {@link Main}'s
+     * {@link Watchdog} ends the process when one fails.
+     */
+    public Map<String, java.util.function.BooleanSupplier> vitalThreads() {
+        return Map.of("the task scheduler (restarted after errors, until it gave up)",
+                () -> engine.tasks().schedulerHealthy(),
+                "the connection gate's sweeper", gate::sweeping);
+    }
+
+    /** The connection gate (caps and the request-head deadline). */
+    public ConnectionGate connectionGate() {
+        return gate;
+    }
+
     /** Stops accepting, lets in-flight requests finish within the grace period, then closes the engine. */
     @Override
     public void close() {
         try {
             web.stop();
         } finally {
+            gate.close();
             try {
                 chat.close();
                 shell.close();

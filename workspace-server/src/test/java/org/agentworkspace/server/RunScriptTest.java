@@ -81,12 +81,21 @@ class RunScriptTest {
     }
 
     private int run(String... args) throws Exception {
+        return runWith("-Xmx64m", args);
+    }
+
+    /** Runs run.sh; {@code javaOpts} null leaves AW_JAVA_OPTS unset (the flags of scripts/jvm-opts.sh apply). */
+    private int runWith(String javaOpts, String... args) throws Exception {
         List<String> argv = new java.util.ArrayList<>(List.of("bash", repo.resolve("scripts/run.sh").toString()));
         argv.addAll(List.of(args));
         ProcessBuilder pb = new ProcessBuilder(argv).redirectErrorStream(true)
                 .redirectOutput(tmp.resolve("out").toFile());
         pb.environment().put("JAVA_HOME", tmp.resolve("jdk").toString());
-        pb.environment().put("AW_JAVA_OPTS", "-Xmx64m");
+        if (javaOpts != null) {
+            pb.environment().put("AW_JAVA_OPTS", javaOpts);
+        } else {
+            pb.environment().remove("AW_JAVA_OPTS");
+        }
         Process p = pb.start();
         assertTrue(p.waitFor(60, TimeUnit.SECONDS), "run.sh did not end");
         return p.exitValue();
@@ -94,14 +103,33 @@ class RunScriptTest {
 
     @Test
     void exit42StartsTheServerAgainWithTheSameOptionsAndAnyOtherStatusEndsTheScript() throws Exception {
-        layout(List.of(42, 42, 3), false);
-        assertEquals(3, run("--port", "3999"), Files.readString(tmp.resolve("out")));
+        layout(List.of(42, 42, 5), false);
+        assertEquals(5, run("--port", "3999"), Files.readString(tmp.resolve("out")));
         List<String> starts = Files.readAllLines(log);
         assertEquals(3, starts.size(), starts.toString());
         for (String s : starts) {
             assertEquals("java -Xmx64m -jar workspace-server/target/workspace-server.jar --port 3999", s);
         }
         assertTrue(Files.readString(tmp.resolve("out")).contains("restart requested"));
+    }
+
+    @Test
+    void aCrashedServerIsStartedAgainWithABackOffAndRunsWithTheExitOnOutOfMemoryFlag() throws Exception {
+        // 3: the JVM ran out of memory (-XX:+ExitOnOutOfMemoryError); 70: a vital thread died; then a normal stop
+        layout(List.of(3, 70, 0), false);
+        long t0 = System.nanoTime();
+        assertEquals(0, runWith(null, "--port", "3999"), Files.readString(tmp.resolve("out")));
+        long seconds = TimeUnit.NANOSECONDS.toSeconds(System.nanoTime() - t0);
+        List<String> starts = Files.readAllLines(log);
+        assertEquals(3, starts.size(), starts.toString());
+        for (String st : starts) {
+            assertTrue(st.contains(" -Xmx96m ") && st.contains(" -XX:+ExitOnOutOfMemoryError "), st);
+            assertTrue(st.endsWith("-jar workspace-server/target/workspace-server.jar --port 3999"), st);
+        }
+        String out = Files.readString(tmp.resolve("out"));
+        assertTrue(out.contains("crashed (exit 3); starting it again in 1 s"), out);
+        assertTrue(out.contains("crashed (exit 70); starting it again in 2 s"), out);
+        assertTrue(seconds >= 3, "the back-off waited 1 s, then 2 s: " + seconds);
     }
 
     @Test

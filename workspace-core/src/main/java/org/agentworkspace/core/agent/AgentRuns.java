@@ -206,7 +206,10 @@ public final class AgentRuns {
         } else {
             parser = new Bridge(provider.newParser());
         }
-        RunHandle handle = engine.start(new RunRequest(provider.id(), process, parser, meta.toString()));
+        // the engine's per-account caps count the run's account (the caller; a task's owner)
+        Object account = request.accountId() != null ? request.accountId() : request.metadata().get("userId");
+        RunHandle handle = engine.start(new RunRequest(provider.id(), process, parser, meta.toString(),
+                account == null ? null : account.toString()));
         runKeys.put(handle.id(), credential.credentials().hasApiKey()
                 ? java.util.Set.of(credential.credentials().apiKey()) : java.util.Set.of());
         LOG.log(System.Logger.Level.DEBUG, () -> "run " + handle.id() + " started: " + plan);

@@ -75,6 +75,11 @@ final class ActiveRun {
         return request.provider();
     }
 
+    /** The account the run is charged to, or null. */
+    String account() {
+        return request.account();
+    }
+
     /**
      * Appends one entry (numbered here) and, for a status entry, the run row change that goes with it.
      *

@@ -28,7 +28,9 @@ import org.agentworkspace.core.store.Store;
  *
  * <ul>
  *   <li>{@link #start} stores the run ({@code queued}) and returns at once; it starts when the global and the
- *       provider's limit allow, first come first served per provider.</li>
+ *       provider's limit allow, first come first served per provider; an account has its own caps on queued and
+ *       on running runs ({@link RunSettings#maxQueuedPerAccount()}, {@link RunSettings#activeLimitPerAccount()}), so
+ *       one account cannot fill the queue or every slot.</li>
  *   <li>Every run's log is append-only in the store: entries numbered 1, 2, 3 … without gaps. {@link #follow}
  *       reads what is stored after a sequence number, then waits for more, and ends after the terminal status;
  *       a reader that reconnects with the last number it saw gets every later entry exactly once, in order.</li>
@@ -46,6 +48,8 @@ public final class RunEngine implements AutoCloseable {
     private static final Duration CLOSE_WAIT = Duration.ofSeconds(30);
     static final String RESTARTED = "server restarted";
     static final String STOPPED = "engine stopped";
+    /** 429: the run's account already has {@link RunSettings#maxQueuedPerAccount()} runs waiting. */
+    public static final String TOO_MANY_QUEUED_RUNS = "TOO_MANY_QUEUED_RUNS";
 
     private final Store store;
     private final RunSettings settings;
@@ -61,6 +65,8 @@ public final class RunEngine implements AutoCloseable {
     private final ReentrantLock schedule = new ReentrantLock();
     private final ArrayDeque<ActiveRun> queue = new ArrayDeque<>();
     private final Map<String, Integer> runningByProvider = new HashMap<>();
+    private final Map<String, Integer> queuedByAccount = new HashMap<>();
+    private final Map<String, Integer> runningByAccount = new HashMap<>();
     private int running;
     private boolean closed;
     private java.util.concurrent.ScheduledExecutorService sweeper;
@@ -106,7 +112,9 @@ public final class RunEngine implements AutoCloseable {
      * Accepts a run: stores it as {@code queued} (entry 1) and starts it as soon as the limits allow.
      *
      * @throws WorkspaceException.Validation  the metadata is not a JSON object
-     * @throws WorkspaceException.RateLimited the queue is full ({@link RunSettings#maxQueued()})
+     * @throws WorkspaceException.RateLimited the queue is full ({@link RunSettings#maxQueued()}), or the run's
+     *                                        account already has {@link RunSettings#maxQueuedPerAccount()} runs
+     *                                        waiting ({@code TOO_MANY_QUEUED_RUNS})
      * @throws WorkspaceException.Unavailable the engine is closed
      */
     public RunHandle start(RunRequest request) {
@@ -118,6 +126,13 @@ public final class RunEngine implements AutoCloseable {
         try {
             if (closed) {
                 throw new WorkspaceException.Unavailable(ErrorCodes.STORE_UNAVAILABLE, "the run engine is closed", null);
+            }
+            String account = request.account();
+            // a run that can start at once never waits, so only a run that would queue counts against the cap
+            if (account != null && wouldWait(request)
+                    && queuedByAccount.getOrDefault(account, 0) >= settings.maxQueuedPerAccount()) {
+                throw new WorkspaceException.RateLimited(TOO_MANY_QUEUED_RUNS, "this account already has "
+                        + settings.maxQueuedPerAccount() + " runs waiting to start; wait for them or cancel some", 5);
             }
             if (queue.size() >= settings.maxQueued()) {
                 throw new WorkspaceException.RateLimited("too many runs are waiting to start", 5);
@@ -134,6 +149,7 @@ public final class RunEngine implements AutoCloseable {
             active.put(id, run);
             run.committed(List.of(first), json);
             queue.add(run);
+            count(queuedByAccount, account, 1);
             scheduleLocked();
             return new RunHandle(this, id);
         } finally {
@@ -141,7 +157,24 @@ public final class RunEngine implements AutoCloseable {
         }
     }
 
-    /** Starts queued runs while the limits allow; FIFO per provider, a provider at its limit does not block others. */
+    /** Whether a new run would have to wait in the queue (called under the schedule lock). */
+    private boolean wouldWait(RunRequest request) {
+        return !queue.isEmpty() || running >= settings.globalLimit()
+                || runningByProvider.getOrDefault(request.provider(), 0) >= settings.limitFor(request.provider())
+                || (request.account() != null
+                        && runningByAccount.getOrDefault(request.account(), 0) >= settings.activeLimitPerAccount());
+    }
+
+    private static void count(Map<String, Integer> counts, String key, int delta) {
+        if (key != null) {
+            counts.merge(key, delta, (a, b) -> a + b == 0 ? null : a + b);
+        }
+    }
+
+    /**
+     * Starts queued runs while the limits allow; FIFO per provider, a provider or an account at its limit does not
+     * block others.
+     */
     private void scheduleLocked() {
         Iterator<ActiveRun> it = queue.iterator();
         while (it.hasNext() && running < settings.globalLimit()) {
@@ -150,7 +183,13 @@ public final class RunEngine implements AutoCloseable {
             if (now >= settings.limitFor(r.provider())) {
                 continue;
             }
+            if (r.account() != null
+                    && runningByAccount.getOrDefault(r.account(), 0) >= settings.activeLimitPerAccount()) {
+                continue;
+            }
             it.remove();
+            count(queuedByAccount, r.account(), -1);
+            count(runningByAccount, r.account(), 1);
             running++;
             runningByProvider.put(r.provider(), now + 1);
             Thread.ofVirtual().name("aw-run-" + r.id).start(new RunProcess(this, r));
@@ -163,6 +202,7 @@ public final class RunEngine implements AutoCloseable {
         try {
             running--;
             runningByProvider.merge(run.provider(), -1, Integer::sum);
+            count(runningByAccount, run.account(), -1);
             if (!closed) {
                 scheduleLocked();
             }
@@ -188,6 +228,7 @@ public final class RunEngine implements AutoCloseable {
         schedule.lock();
         try {
             if (queue.remove(run)) {
+                count(queuedByAccount, run.account(), -1);
                 endQueued(run, RunStatus.CANCELLED, "cancelled while queued");
                 return true;
             }
@@ -412,6 +453,7 @@ public final class RunEngine implements AutoCloseable {
             closed = true;
             queued = new ArrayList<>(queue);
             queue.clear();
+            queuedByAccount.clear();
         } finally {
             schedule.unlock();
         }

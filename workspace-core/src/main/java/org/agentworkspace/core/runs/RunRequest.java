@@ -11,8 +11,10 @@ import java.util.regex.Pattern;
  * @param process  the process to start
  * @param parser   turns stdout lines into unified events ({@link LineParser#none()} for native lines only)
  * @param metadata a JSON object stored with the run (project path, session id, the route that started it …)
+ * @param account  the account the run is charged to, for the per-account caps
+ *                 ({@link RunSettings#maxQueuedPerAccount()}, {@link RunSettings#maxActivePerAccount()}); null: none
  */
-public record RunRequest(String provider, ProcessSpec process, LineParser parser, String metadata) {
+public record RunRequest(String provider, ProcessSpec process, LineParser parser, String metadata, String account) {
     private static final Pattern PROVIDER = Pattern.compile("[a-z0-9][a-z0-9._-]{0,63}");
 
     public RunRequest {
@@ -25,11 +27,21 @@ public record RunRequest(String provider, ProcessSpec process, LineParser parser
         }
     }
 
+    /** A run charged to no account. */
+    public RunRequest(String provider, ProcessSpec process, LineParser parser, String metadata) {
+        this(provider, process, parser, metadata, null);
+    }
+
     public static RunRequest of(String provider, ProcessSpec process, LineParser parser) {
         return new RunRequest(provider, process, parser, "{}");
     }
 
     public RunRequest withMetadata(String json) {
-        return new RunRequest(provider, process, parser, json);
+        return new RunRequest(provider, process, parser, json, account);
+    }
+
+    /** The same run charged to {@code id} (an account id). */
+    public RunRequest withAccount(String id) {
+        return new RunRequest(provider, process, parser, metadata, id);
     }
 }

@@ -23,11 +23,18 @@ import java.util.Objects;
  *                          as the previous transaction ends, so batches grow only under load (default 0)
  * @param pollInterval      how often a reader re-checks the store for a run this engine is not running, such as a
  *                          run on another node (default 500 ms)
+ * @param maxQueuedPerAccount runs of one account ({@link RunRequest#account()}) waiting for a slot; one more is
+ *                          refused with 429 {@code TOO_MANY_QUEUED_RUNS}, so one account cannot fill the shared queue
+ *                          (default 20)
+ * @param maxActivePerAccount runs of one account with a live process at once; its further runs wait in the queue
+ *                          while other accounts' runs start; 0 (the default) is one less than {@code globalLimit}
+ *                          (at least 1), so one account never holds every slot ({@link #activeLimitPerAccount()})
  */
 public record RunSettings(int globalLimit, Map<String, Integer> perProviderLimits, int maxQueued,
                           Duration inactivityTimeout, Duration totalTimeout, Duration killGrace,
                           int maxLineBytes, long maxRunBytes, int maxStderrBytes,
-                          int writeBatch, Duration writeLinger, Duration pollInterval) {
+                          int writeBatch, Duration writeLinger, Duration pollInterval,
+                          int maxQueuedPerAccount, int maxActivePerAccount) {
     public RunSettings {
         perProviderLimits = Map.copyOf(Objects.requireNonNull(perProviderLimits, "perProviderLimits"));
         if (globalLimit < 1 || maxQueued < 0 || writeBatch < 1) {
@@ -37,6 +44,9 @@ public record RunSettings(int globalLimit, Map<String, Integer> perProviderLimit
             if (e.getValue() < 1) {
                 throw new IllegalArgumentException("the limit of provider " + e.getKey() + " must be at least 1");
             }
+        }
+        if (maxQueuedPerAccount < 0 || maxActivePerAccount < 0) {
+            throw new IllegalArgumentException("maxQueuedPerAccount and maxActivePerAccount must not be negative");
         }
         positive(inactivityTimeout, "inactivityTimeout");
         positive(totalTimeout, "totalTimeout");
@@ -51,7 +61,12 @@ public record RunSettings(int globalLimit, Map<String, Integer> perProviderLimit
 
     public static RunSettings defaults() {
         return new RunSettings(8, Map.of(), 1000, Duration.ofMinutes(10), Duration.ofHours(2), Duration.ofSeconds(2),
-                1 << 20, 64L << 20, 1 << 20, 2000, Duration.ZERO, Duration.ofMillis(500));
+                1 << 20, 64L << 20, 1 << 20, 2000, Duration.ZERO, Duration.ofMillis(500), 20, 0);
+    }
+
+    /** The runs of one account that may have a live process at once. */
+    public int activeLimitPerAccount() {
+        return maxActivePerAccount > 0 ? maxActivePerAccount : Math.max(1, globalLimit - 1);
     }
 
     /** The limit that applies to a provider's runs. */
@@ -61,37 +76,51 @@ public record RunSettings(int globalLimit, Map<String, Integer> perProviderLimit
 
     public RunSettings withLimits(int global, Map<String, Integer> perProvider) {
         return new RunSettings(global, perProvider, maxQueued, inactivityTimeout, totalTimeout, killGrace,
-                maxLineBytes, maxRunBytes, maxStderrBytes, writeBatch, writeLinger, pollInterval);
+                maxLineBytes, maxRunBytes, maxStderrBytes, writeBatch, writeLinger, pollInterval, maxQueuedPerAccount,
+                maxActivePerAccount);
     }
 
     public RunSettings withMaxQueued(int n) {
         return new RunSettings(globalLimit, perProviderLimits, n, inactivityTimeout, totalTimeout, killGrace,
-                maxLineBytes, maxRunBytes, maxStderrBytes, writeBatch, writeLinger, pollInterval);
+                maxLineBytes, maxRunBytes, maxStderrBytes, writeBatch, writeLinger, pollInterval, maxQueuedPerAccount,
+                maxActivePerAccount);
     }
 
     public RunSettings withTimeouts(Duration inactivity, Duration total) {
         return new RunSettings(globalLimit, perProviderLimits, maxQueued, inactivity, total, killGrace,
-                maxLineBytes, maxRunBytes, maxStderrBytes, writeBatch, writeLinger, pollInterval);
+                maxLineBytes, maxRunBytes, maxStderrBytes, writeBatch, writeLinger, pollInterval, maxQueuedPerAccount,
+                maxActivePerAccount);
     }
 
     public RunSettings withKillGrace(Duration d) {
         return new RunSettings(globalLimit, perProviderLimits, maxQueued, inactivityTimeout, totalTimeout, d,
-                maxLineBytes, maxRunBytes, maxStderrBytes, writeBatch, writeLinger, pollInterval);
+                maxLineBytes, maxRunBytes, maxStderrBytes, writeBatch, writeLinger, pollInterval, maxQueuedPerAccount,
+                maxActivePerAccount);
     }
 
     public RunSettings withOutputLimits(int lineBytes, long runBytes, int stderrBytes) {
         return new RunSettings(globalLimit, perProviderLimits, maxQueued, inactivityTimeout, totalTimeout, killGrace,
-                lineBytes, runBytes, stderrBytes, writeBatch, writeLinger, pollInterval);
+                lineBytes, runBytes, stderrBytes, writeBatch, writeLinger, pollInterval, maxQueuedPerAccount,
+                maxActivePerAccount);
     }
 
     public RunSettings withWriting(int batch, Duration linger) {
         return new RunSettings(globalLimit, perProviderLimits, maxQueued, inactivityTimeout, totalTimeout, killGrace,
-                maxLineBytes, maxRunBytes, maxStderrBytes, batch, linger, pollInterval);
+                maxLineBytes, maxRunBytes, maxStderrBytes, batch, linger, pollInterval, maxQueuedPerAccount,
+                maxActivePerAccount);
     }
 
     public RunSettings withPollInterval(Duration d) {
         return new RunSettings(globalLimit, perProviderLimits, maxQueued, inactivityTimeout, totalTimeout, killGrace,
-                maxLineBytes, maxRunBytes, maxStderrBytes, writeBatch, writeLinger, d);
+                maxLineBytes, maxRunBytes, maxStderrBytes, writeBatch, writeLinger, d, maxQueuedPerAccount,
+                maxActivePerAccount);
+    }
+
+    /** The per-account caps: queued runs and runs with a live process. */
+    public RunSettings withAccountLimits(int queuedPerAccount, int activePerAccount) {
+        return new RunSettings(globalLimit, perProviderLimits, maxQueued, inactivityTimeout, totalTimeout, killGrace,
+                maxLineBytes, maxRunBytes, maxStderrBytes, writeBatch, writeLinger, pollInterval, queuedPerAccount,
+                activePerAccount);
     }
 
     private static void positive(Duration d, String name) {

@@ -72,6 +72,13 @@ public final class Tasks implements AutoCloseable {
     private Launcher launcher;
     private Thread scheduler;
     private volatile boolean closed;
+    /** Restarts of the scheduler after an error escaped its loop, and the last such error. */
+    private final java.util.concurrent.atomic.AtomicInteger restarts = new java.util.concurrent.atomic.AtomicInteger();
+    private volatile String lastError;
+    private volatile boolean gaveUp;
+    private final java.util.ArrayDeque<Long> recentRestarts = new java.util.ArrayDeque<>();
+    static final int MAX_RESTARTS = 5;
+    static final Duration RESTART_WINDOW = Duration.ofMinutes(10);
 
     private Tasks(TaskStore store, Clock clock) {
         this.store = store;
@@ -109,7 +116,7 @@ public final class Tasks implements AutoCloseable {
                     recover(t);
                 }
             }
-            scheduler = Thread.ofPlatform().daemon().name("aw-task-scheduler").start(this::loop);
+            scheduler = Thread.ofPlatform().daemon().name("aw-task-scheduler").start(this::supervised);
         } finally {
             lock.unlock();
         }
@@ -118,7 +125,26 @@ public final class Tasks implements AutoCloseable {
     /** Whether the scheduler thread is running. */
     public boolean schedulerRunning() {
         Thread t = scheduler;
-        return t != null && t.isAlive() && !closed;
+        return t != null && t.isAlive() && !closed && !gaveUp;
+    }
+
+    /**
+     * Whether the scheduler is fine: not started yet, running, or closed on purpose — false only when it gave up
+     * after {@link #MAX_RESTARTS} restarts within {@link #RESTART_WINDOW} (the server's watchdog then ends the
+     * process, for its launcher to start it again).
+     */
+    public boolean schedulerHealthy() {
+        return !gaveUp;
+    }
+
+    /** How often the scheduler was restarted after an error escaped its loop. */
+    public int schedulerRestarts() {
+        return restarts.get();
+    }
+
+    /** The last error that stopped the scheduler's loop (class and message), if any. */
+    public java.util.Optional<String> schedulerLastError() {
+        return java.util.Optional.ofNullable(lastError);
     }
 
     // ------------------------------------------------------------------ operations
@@ -295,6 +321,51 @@ public final class Tasks implements AutoCloseable {
     }
 
     // ------------------------------------------------------------------ scheduler
+
+    /**
+     * Runs the loop and restarts it when an error escapes it (the loop handles runtime exceptions itself; an
+     * {@link Error} such as a stack overflow would otherwise end the thread without a word): logged at ERROR,
+     * counted for {@code GET /api/automation/status}, restarted after a second. More than {@link #MAX_RESTARTS}
+     * within {@link #RESTART_WINDOW}: the scheduler gives up and reports it ({@link #schedulerHealthy()}).
+     */
+    private void supervised() {
+        while (!closed) {
+            try {
+                loop();
+                return;
+            } catch (OutOfMemoryError e) {
+                // the JVM is not to be trusted any more (the server exits on it: -XX:+ExitOnOutOfMemoryError)
+                lastError = e.toString();
+                gaveUp = true;
+                throw e;
+            } catch (Throwable e) {
+                lastError = e.toString();
+                long now = System.nanoTime();
+                boolean giveUp;
+                synchronized (recentRestarts) {
+                    recentRestarts.addLast(now);
+                    while (!recentRestarts.isEmpty() && now - recentRestarts.peekFirst() > RESTART_WINDOW.toNanos()) {
+                        recentRestarts.removeFirst();
+                    }
+                    giveUp = recentRestarts.size() > MAX_RESTARTS;
+                }
+                if (giveUp) {
+                    gaveUp = true;
+                    LOG.log(System.Logger.Level.ERROR, "task scheduler failed " + recentRestarts.size()
+                            + " times within " + RESTART_WINDOW.toMinutes() + " minutes; it stays stopped: " + e, e);
+                    return;
+                }
+                int n = restarts.incrementAndGet();
+                LOG.log(System.Logger.Level.ERROR, "task scheduler stopped by " + e + "; restarting it (restart "
+                        + n + ")", e);
+                try {
+                    Thread.sleep(1000);
+                } catch (InterruptedException ie) {
+                    return;
+                }
+            }
+        }
+    }
 
     private void loop() {
         while (!closed) {

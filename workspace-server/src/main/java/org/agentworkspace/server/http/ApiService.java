@@ -35,6 +35,11 @@ public abstract class ApiService implements HttpService {
         return guard.accountWatch();
     }
 
+    /** The per-account cap on open streams; a streaming route takes a slot before it writes anything. */
+    protected StreamLimiter streams() {
+        return guard.streams();
+    }
+
     @Override
     public final void routing(HttpRules rules) {
         declare(new Routes(rules));

@@ -76,6 +76,7 @@ public final class Guard {
         this.config = config;
         this.json = json;
         this.bodyFields = java.util.Map.copyOf(bodyFields);
+        this.streams = new StreamLimiter(config.connections().maxStreamsPerAccount());
     }
 
     private final java.util.Map<String, java.util.Set<String>> bodyFields;
@@ -83,6 +84,13 @@ public final class Guard {
     /** The fields a body of this route may hold (none when the document gives the route no JSON body). */
     BodyShape bodyShape(String method, String path) {
         return new BodyShape(method + " " + path, bodyFields.getOrDefault(method + " " + path, java.util.Set.of()));
+    }
+
+    private final StreamLimiter streams;
+
+    /** The per-account cap on open SSE and NDJSON streams, shared by every streaming route of this server. */
+    public StreamLimiter streams() {
+        return streams;
     }
 
     /** How a request proved who it is. */

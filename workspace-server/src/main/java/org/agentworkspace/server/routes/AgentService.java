@@ -142,13 +142,21 @@ public final class AgentService extends ApiService {
         Request req = parsed.githubToken().isPresent() || !(parsed.githubUrl().isPresent() || parsed.createBranch())
                 ? parsed : parsed.withGithubToken(storedToken.apply(principal.user().id()));
         boolean ndjson = prefersNdjson(call);
+        // the answer stays open while the run lasts (streamed or buffered): it takes one of the account's stream
+        // slots before anything starts, so a refusal (429 TOO_MANY_STREAMS) leaves no run and no clone behind
+        org.agentworkspace.server.http.StreamLimiter.Slot slot = streams().acquire(principal);
         Repositories.Checkout checkout = null;
         Path project = req.projectPath();
-        if (req.githubUrl().isPresent()) {
-            checkout = repos.checkout(req.githubUrl().get(), req.projectPath(), req.githubToken());
-            project = checkout.dir();
-        }
         try {
+            if (req.githubUrl().isPresent()) {
+                checkout = repos.checkout(req.githubUrl().get(), req.projectPath(), req.githubToken());
+                project = checkout.dir();
+            }
+        } catch (RuntimeException | Error e) {
+            slot.close();
+            throw e;
+        }
+        try (slot) {
             if ((req.createPr() || req.createBranch()) && !Repositories.isGitRepository(project)) {
                 throw WorkspaceException.Validation.of("createBranch/createPR need a git repository");
             }

@@ -248,10 +248,17 @@ public final class AutomationService extends ApiService {
         if (after < 0) {
             throw WorkspaceException.Validation.of("Last-Event-ID / afterSeq must not be negative");
         }
-        RunCursor cursor = runs.engine().follow(info.id(), after);
+        org.agentworkspace.server.http.StreamLimiter.Slot slot = streams().acquire(call.principal());
+        RunCursor cursor;
+        try {
+            cursor = runs.engine().follow(info.id(), after);
+        } catch (RuntimeException e) {
+            slot.close();
+            throw e;
+        }
         RunStreams.Out out = streams.sse(call.response());
         String provider = info.provider();
-        try (cursor; var watch = accountWatch().watch(call.principal().user().id(), () -> { })) {
+        try (slot; cursor; var watch = accountWatch().watch(call.principal().user().id(), () -> { })) {
             streams.pump(cursor, provider, new RunStreams.Frames() {
                 @Override
                 public void event(RunEntry entry, ObjectNode event, RunStreams.Out o) {

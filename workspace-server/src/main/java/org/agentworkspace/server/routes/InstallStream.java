@@ -30,17 +30,20 @@ final class InstallStream {
 
     private final Authentication auth;
     private final Json json;
+    private final org.agentworkspace.server.http.StreamLimiter streams;
 
-    InstallStream(Authentication auth, Json json) {
+    InstallStream(Authentication auth, Json json, org.agentworkspace.server.http.StreamLimiter streams) {
         this.auth = auth;
         this.json = json;
+        this.streams = streams;
     }
 
     void write(Call call, InstallJobs.Job job, long lastEventId) throws InterruptedException {
         Principal principal = call.principal();
         call.response().header(HeaderNames.CACHE_CONTROL, "no-cache, no-transform");
         call.response().header(HeaderNames.create("X-Accel-Buffering"), "no");
-        try (SseSink sink = call.response().sink(SseSink.TYPE)) {
+        try (org.agentworkspace.server.http.StreamLimiter.Slot slot = streams.acquire(principal);
+             SseSink sink = call.response().sink(SseSink.TYPE)) {
             long last = lastEventId;
             long quiet = 0;
             if (last >= job.lastEventId() && job.finished()) {

@@ -46,7 +46,7 @@ public final class ProvidersService extends ApiService {
     public ProvidersService(ProviderManagement pm, Authentication auth, Json json, Guard guard, RouteTable table) {
         super("providers", guard, table);
         this.pm = pm;
-        this.stream = new InstallStream(auth, json);
+        this.stream = new InstallStream(auth, json, streams());
     }
 
     @Override

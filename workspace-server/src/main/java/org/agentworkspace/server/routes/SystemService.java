@@ -32,6 +32,7 @@ import org.agentworkspace.server.http.ApiService;
 import org.agentworkspace.server.http.BuildInfo;
 import org.agentworkspace.server.http.Call;
 import org.agentworkspace.server.http.Guard;
+import org.agentworkspace.server.http.StreamLimiter;
 import org.agentworkspace.server.http.Json;
 import org.agentworkspace.server.http.OpenApiDocument;
 import org.agentworkspace.server.http.RouteTable;
@@ -96,7 +97,15 @@ public final class SystemService extends ApiService {
      */
     private void update(Call call) throws InterruptedException {
         Principal p = call.principal();
-        UpdateJob job = updater.start(InstallMode.fromWire(build.installMode()), build.version());
+        // the stream's slot first: a refused stream (429) starts no update
+        StreamLimiter.Slot slot = streams().acquire(p);
+        UpdateJob job;
+        try {
+            job = updater.start(InstallMode.fromWire(build.installMode()), build.version());
+        } catch (RuntimeException e) {
+            slot.close();
+            throw e;
+        }
         LOG.log(System.Logger.Level.INFO, "self-update (" + build.installMode() + ") started by "
                 + p.user().username() + (p.kind() == Principal.Kind.API_KEY ? " with an API key" : ""));
         CountDownLatch written = new CountDownLatch(1);
@@ -109,7 +118,7 @@ public final class SystemService extends ApiService {
         });
         call.response().header(HeaderNames.CACHE_CONTROL, "no-cache, no-transform");
         call.response().header(HeaderNames.create("X-Accel-Buffering"), "no");
-        try (SseSink sink = call.response().sink(SseSink.TYPE)) {
+        try (slot; SseSink sink = call.response().sink(SseSink.TYPE)) {
             long last = 0;
             long quiet = 0;
             while (true) {
@@ -262,6 +271,7 @@ public final class SystemService extends ApiService {
         long cursor = lastEventId(call).filter(id -> id <= newest).orElse(newest);
         // deleting the account ends the stream at once: the wait below is interrupted (only while this stream is
         // open, under the lock, so a late deletion never interrupts the connection's next request)
+        StreamLimiter.Slot slot = streams().acquire(p);
         Thread streaming = Thread.currentThread();
         Object lock = new Object();
         boolean[] open = {true};
@@ -273,7 +283,7 @@ public final class SystemService extends ApiService {
             }
         });
         SseSink sink = call.response().sink(SseSink.TYPE);
-        try (sink) {
+        try (slot; sink) {
             Map<String, Object> ready = new LinkedHashMap<>();
             ready.put("version", build.version());
             ready.put("user", Map.of("id", p.user().id(), "username", p.user().username()));

@@ -222,6 +222,12 @@ public final class TasksService extends ApiService {
         ObjectNode s = mapper.createObjectNode();
         s.put("success", true);
         s.put("schedulerRunning", tasks.schedulerRunning());
+        s.put("schedulerRestarts", tasks.schedulerRestarts());
+        if (tasks.schedulerLastError().isPresent()) {
+            s.put("schedulerLastError", tasks.schedulerLastError().get());
+        } else {
+            s.putNull("schedulerLastError");
+        }
         s.put("activeRuns", stats.running());
         s.put("queuedRuns", stats.queued());
         s.put("maxConcurrentRuns", runs.engine().settings().globalLimit());

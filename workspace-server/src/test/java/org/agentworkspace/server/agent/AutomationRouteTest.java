@@ -54,8 +54,9 @@ class AutomationRouteTest {
         env.put("gemini", Map.of("AW_FAKE_EVENTS", "400", "AW_FAKE_DELAY_MS", "2"));
         env.put("qwen", Map.of("AW_FAKE_EVENTS", "100000", "AW_FAKE_DELAY_MS", "250", "AW_FAKE_GRANDCHILDREN", "2",
                 "AW_FAKE_GRANDCHILD_SECONDS", GRANDCHILD_SECONDS));
+        // one account starts 100 runs at once here (the cancellation test): its per-account caps let it
         s = TestServer.start(c -> c.withEngine(c.engine().withRuns(c.engine().runs().withLimits(25, Map.of())
-                        .withKillGrace(Duration.ofMillis(300))))
+                        .withAccountLimits(100, 25).withKillGrace(Duration.ofMillis(300))))
                 .withAgent(AgentSettings.defaults().withBinaries(Map.of("*", bin)).withProviderEnv(env)
                         .withCredentials(id -> new ProviderCredentials(KEY, null))));
         session = s.registerAdmin();
