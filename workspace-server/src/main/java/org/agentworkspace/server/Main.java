@@ -162,7 +162,7 @@ public final class Main {
                   --cli-path [ID=]PATH,...        AW_CLI_PATH                      provider CLI binaries (<data-dir>/cli-bin, then PATH)
                   --provider-env ID:N=V,...       AW_PROVIDER_ENV                  variables added to a provider CLI's environment
                   --max-connections N             AW_MAX_CONNECTIONS               TCP connections open at once (1000)
-                  --max-connections-per-address N AW_MAX_CONNECTIONS_PER_ADDRESS  from one client address (64)
+                  --max-connections-per-address N AW_MAX_CONNECTIONS_PER_ADDRESS  from one client address (256)
                   --head-timeout-seconds N        AW_HEAD_TIMEOUT_SECONDS          a new connection's first request head (10)
                   --idle-timeout-seconds N        AW_IDLE_TIMEOUT_SECONDS          idle keep-alive connections closed (600)
                   --max-streams-per-account N     AW_MAX_STREAMS_PER_ACCOUNT       open SSE/NDJSON streams of one account (16)

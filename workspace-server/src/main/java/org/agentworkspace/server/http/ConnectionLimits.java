@@ -9,7 +9,7 @@ import java.util.Objects;
  *
  * @param maxConnections       connections open at once, all clients together (default 1,000; never more than
  *                             three quarters of the process's file-descriptor limit)
- * @param maxPerAddress        connections open at once from one client address (default 64); a configured trusted
+ * @param maxPerAddress        connections open at once from one client address (default 256); a configured trusted
  *                             proxy is bound by {@code maxConnections} only
  * @param headTimeout          a new connection must deliver its first request head (request line and headers)
  *                             within this time, or it is closed (default 10 s)
@@ -32,7 +32,7 @@ public record ConnectionLimits(int maxConnections, int maxPerAddress, Duration h
     }
 
     public static ConnectionLimits defaults() {
-        return new ConnectionLimits(1000, 64, Duration.ofSeconds(10), Duration.ofMinutes(10), 16);
+        return new ConnectionLimits(1000, 256, Duration.ofSeconds(10), Duration.ofMinutes(10), 16);
     }
 
     public ConnectionLimits withMaxConnections(int n) {
