@@ -275,4 +275,30 @@ abstract class AbstractRunStoreTest {
         assertThrows(IllegalArgumentException.class,
                 () -> ProcessSpec.of(List.of("x"), Map.of("A=B", "c"), tmp));
     }
+
+    @Test
+    void theRetentionSweepDeletesEndedRunsByCountAndAgeButNeverLiveOnes() throws Exception {
+        List<String> ended = new ArrayList<>();
+        for (int i = 0; i < 3; i++) {
+            RunHandle h = engine.start(RunRequest.of("codex", fx.script("ok" + i, "echo done"), LineParser.none()));
+            h.awaitCompletion(Duration.ofSeconds(20)).orElseThrow();
+            ended.add(h.id());
+            Thread.sleep(5);
+        }
+        RunHandle live = engine.start(RunRequest.of("codex", fx.script("long", "sleep 30"), LineParser.none()));
+        // keep the 2 newest (the live run and the last ended one): the two oldest go with their logs
+        assertEquals(2, engine.sweep(new RunRetention(Duration.ofDays(30), 2, Duration.ofHours(1))));
+        assertEquals(Optional.empty(), engine.find(ended.get(0)));
+        assertEquals(Optional.empty(), engine.find(ended.get(1)));
+        assertThrows(WorkspaceException.NotFound.class, () -> engine.follow(ended.get(0), 0));
+        assertTrue(engine.find(ended.get(2)).isPresent());
+        // by age: every ended run finished more than 1 ms ago goes; the live one stays whatever its age
+        Thread.sleep(10);
+        assertEquals(1, engine.sweep(new RunRetention(Duration.ofMillis(1), 1000, Duration.ofHours(1))));
+        assertEquals(Optional.empty(), engine.find(ended.get(2)));
+        assertEquals(0, engine.sweep(new RunRetention(Duration.ofMillis(1), 1, Duration.ofHours(1))));
+        assertTrue(engine.find(live.id()).isPresent(), "a running run is never deleted");
+        assertTrue(engine.cancel(live.id()));
+        live.awaitCompletion(Duration.ofSeconds(20)).orElseThrow();
+    }
 }
