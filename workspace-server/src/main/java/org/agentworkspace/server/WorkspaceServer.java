@@ -115,8 +115,9 @@ public final class WorkspaceServer implements AutoCloseable {
                     Path.of(System.getProperty("user.home")), config.fileLimits().maxEntries(), false);
             // children inherit the allow-listed variables of this process's real environment (PATH, HOME, ...)
             // projectId names a project of the registry
-            AgentSettings agent = config.agent().withProjects(id -> engine.projects().find(id)
-                    .map(p -> Path.of(p.path())));
+            // (and its folder must still lie where projects may: a run's working directory follows the same roots)
+            AgentSettings agent = config.agent().withProjects(id -> engine.projects().lookup(id)
+                    .map(p -> engine.projects().checkWorkingDirectory(Path.of(p.path()))));
             AgentRuns agentRuns = AgentRuns.create(engine.runs(), AgentProviders.load(), engine.config().dataDir(),
                     System.getenv(), agent);
             engine.notifications().attach(agentRuns);
@@ -136,7 +137,8 @@ public final class WorkspaceServer implements AutoCloseable {
      */
     public static RouteTable routing(HttpRouting.Builder routing, Context ctx) {
         RouteTable table = new RouteTable();
-        AutomationService automation = new AutomationService(ctx.agentRuns(), ctx.config(), ctx.guard(), table);
+        AutomationService automation = new AutomationService(ctx.agentRuns(), ctx.config(), ctx.engine().projects(),
+                ctx.guard(), table);
         routing.addFilter(Filters.hostCheck(ctx.config(), ctx.errors(), ctx.guard()));
         routing.addFilter(Filters.securityHeaders());
         routing.register(
@@ -146,7 +148,9 @@ public final class WorkspaceServer implements AutoCloseable {
                 new ApiKeyService(ctx.engine().auth().apiKeys(), ctx.guard(), table),
                 new UserService(ctx.engine().auth().accounts(), ctx.guard(), table),
                 new ProjectsService(ctx.engine().projects(), ctx.engine().history(), ctx.guard(), table),
-                new HistoryService(ctx.engine().history(), ctx.guard(), table),
+                new HistoryService(ctx.engine().history(), (sessionId, userId) -> ctx.chat()
+                        .latestRunOfSession(sessionId).filter(run -> ctx.agentRuns().metadata(run).path("userId")
+                                .asLong(-1) == userId).isPresent(), ctx.guard(), table),
                 new FilesService(ctx.engine().projects(), ctx.config().fileLimits(), ctx.config().maxFileBodyBytes(),
                         ctx.guard(), table),
                 new GitService(ctx.engine().projects(), ctx.engine().gitTokens(), ctx.config().vcsOptions(),
@@ -158,7 +162,7 @@ public final class WorkspaceServer implements AutoCloseable {
                 new BrowseService(ctx.browser(), defaultBrowsePath(ctx.config()), ctx.guard(), table),
                 new AgentService(ctx.agentRuns(), ctx.repositories(),
                         userId -> ctx.engine().gitTokens().credentials(userId).map(GitCredentials::token),
-                        ctx.guard(), table),
+                        ctx.config(), ctx.engine().projects(), ctx.chat()::latestRunOfSession, ctx.guard(), table),
                 automation,
                 new TasksService(ctx.engine().tasks(), ctx.agentRuns(), ctx.engine().projects(),
                         ctx.engine().providers(), automation, ctx.guard(), table),
@@ -241,7 +245,9 @@ public final class WorkspaceServer implements AutoCloseable {
         // check below waits for the document, so nothing is served before it passed
         FutureTask<WebParts> web0 = new FutureTask<>(() -> WebParts.prepare(config, shellLimits, chatLimits));
         Thread.ofPlatform().name("aw-start-web").daemon().start(web0);
-        WorkspaceEngine engine = WorkspaceEngine.open(config.engine(), env);
+        // the configured CLI binaries (--cli-path) are never inside or around a project
+        WorkspaceEngine engine = WorkspaceEngine.open(config.engine().withAccess(config.engine().access()
+                .withCliFolders(List.copyOf(config.agent().binaries().values()))), env);
         IndexingHeap.during(engine.history());
         long tEngine = System.nanoTime();
         ShellEndpoint shell = null;

@@ -31,6 +31,8 @@ public final class ProviderCredentialStore {
     private final SecretBox box;
     private final Clock clock;
     private final CopyOnWriteArrayList<Consumer<String>> listeners = new CopyOnWriteArrayList<>();
+    private volatile org.agentworkspace.core.network.OutboundPolicy outbound =
+            org.agentworkspace.core.network.OutboundPolicy.publicOnly();
 
     private ProviderCredentialStore(Store store, SecretBox box, Clock clock) {
         this.store = store;
@@ -55,6 +57,19 @@ public final class ProviderCredentialStore {
         public String masked() {
             return "…" + tail;
         }
+    }
+
+    /**
+     * The addresses a stored {@code baseUrl} may name, and that the model catalog may connect to (public ones, and
+     * the endpoints an administrator allowed).
+     */
+    public void useOutboundPolicy(org.agentworkspace.core.network.OutboundPolicy policy) {
+        this.outbound = Objects.requireNonNull(policy, "policy");
+    }
+
+    /** The policy set by {@link #useOutboundPolicy}. */
+    public org.agentworkspace.core.network.OutboundPolicy outboundPolicy() {
+        return outbound;
     }
 
     /** Called with the provider id after its credential changed (the model cache drops its entry). */
@@ -87,6 +102,9 @@ public final class ProviderCredentialStore {
         new ProviderCredentials(apiKey, url);
         if (url != null && URI.create(url).getRawUserInfo() != null) {
             throw WorkspaceException.Validation.of("baseUrl must not carry user info; store the secret as apiKey");
+        }
+        if (url != null) {
+            outbound.checkUrl(URI.create(url), "baseUrl");
         }
         String sealed = box.seal(apiKey, context(provider));
         String tail = SecretBox.tail(apiKey);
