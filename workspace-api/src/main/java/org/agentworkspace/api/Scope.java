@@ -43,9 +43,13 @@ public enum Scope {
         return Arrays.stream(values()).filter(s -> s.id.equals(id)).findFirst();
     }
 
-    /** The scopes a new key receives when its creator names none: the work plane, nothing administrative. */
+    /**
+     * The scopes a new key receives when its creator names none: the work plane and reading provider status (a run
+     * needs an installed, signed-in provider, and the first-run walk checks it with the key), nothing
+     * administrative.
+     */
     public static Set<Scope> defaults() {
-        return EnumSet.of(PROJECTS_READ, PROJECTS_WRITE, TASKS_READ, TASKS_WRITE);
+        return EnumSet.of(PROJECTS_READ, PROJECTS_WRITE, TASKS_READ, TASKS_WRITE, PROVIDERS_READ);
     }
 
     /** Every scope; what an interactive user session holds. */

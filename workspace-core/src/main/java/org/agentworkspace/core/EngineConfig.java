@@ -21,17 +21,20 @@ import org.agentworkspace.core.runs.RunSettings;
  *                       {@code HOME} (the environment given to {@link WorkspaceEngine#open(EngineConfig, java.util.Map)})
  * @param historyIndex   whether the history index runs (project list, sessions, messages and search from history)
  * @param webPush        Web Push delivery (VAPID subject, loopback endpoints for tests, timeout, TTL)
+ * @param runRetention   how long ended runs are kept (age and count) and how often the sweep runs
  * @param access         where projects may be and which non-public endpoints the service may connect to
  */
 public record EngineConfig(Path dataDir, String jdbcUrl, Clock clock, AuthSettings auth, RunSettings runs,
                            java.util.List<Path> historyHomes, boolean historyIndex,
-                           org.agentworkspace.core.notifications.WebPushSettings webPush, Access access) {
+                           org.agentworkspace.core.notifications.WebPushSettings webPush,
+                           org.agentworkspace.core.runs.RunRetention runRetention, Access access) {
     public EngineConfig {
         Objects.requireNonNull(dataDir, "dataDir");
         Objects.requireNonNull(clock, "clock");
         Objects.requireNonNull(auth, "auth");
         Objects.requireNonNull(runs, "runs");
         Objects.requireNonNull(webPush, "webPush");
+        Objects.requireNonNull(runRetention, "runRetention");
         Objects.requireNonNull(access, "access");
         dataDir = dataDir.toAbsolutePath().normalize();
         if (jdbcUrl != null && !(jdbcUrl.startsWith("jdbc:sqlite:") || jdbcUrl.startsWith("jdbc:postgresql:"))) {
@@ -45,44 +48,46 @@ public record EngineConfig(Path dataDir, String jdbcUrl, Clock clock, AuthSettin
     /** Defaults for a data directory: embedded SQLite, system clock, default auth and run settings. */
     public static EngineConfig create(Path dataDir) {
         return new EngineConfig(dataDir, null, Clock.systemUTC(), AuthSettings.defaults(), RunSettings.defaults(), null,
-                true, org.agentworkspace.core.notifications.WebPushSettings.defaults(), Access.defaults());
+                true, org.agentworkspace.core.notifications.WebPushSettings.defaults(),
+                org.agentworkspace.core.runs.RunRetention.defaults(), Access.defaults());
     }
 
     public EngineConfig withJdbcUrl(String url) {
-        return new EngineConfig(dataDir, url, clock, auth, runs, historyHomes, historyIndex, webPush, access);
+        return new EngineConfig(dataDir, url, clock, auth, runs, historyHomes, historyIndex, webPush, runRetention, access);
     }
 
     public EngineConfig withClock(Clock c) {
-        return new EngineConfig(dataDir, jdbcUrl, c, auth, runs, historyHomes, historyIndex, webPush, access);
+        return new EngineConfig(dataDir, jdbcUrl, c, auth, runs, historyHomes, historyIndex, webPush, runRetention, access);
     }
 
     public EngineConfig withAuth(AuthSettings a) {
-        return new EngineConfig(dataDir, jdbcUrl, clock, a, runs, historyHomes, historyIndex, webPush, access);
+        return new EngineConfig(dataDir, jdbcUrl, clock, a, runs, historyHomes, historyIndex, webPush, runRetention, access);
     }
 
     public EngineConfig withRuns(RunSettings r) {
-        return new EngineConfig(dataDir, jdbcUrl, clock, auth, r, historyHomes, historyIndex, webPush, access);
+        return new EngineConfig(dataDir, jdbcUrl, clock, auth, r, historyHomes, historyIndex, webPush, runRetention, access);
     }
 
     /** The homes whose CLI histories are indexed ({@code null}: the engine's HOME). */
     public EngineConfig withHistoryHomes(java.util.List<Path> homes) {
         return new EngineConfig(dataDir, jdbcUrl, clock, auth, runs, homes == null ? null : java.util.List.copyOf(homes),
-                historyIndex, webPush, access);
+                historyIndex, webPush, runRetention, access);
     }
 
     /** Turns the history index on or off. */
     public EngineConfig withHistoryIndex(boolean on) {
-        return new EngineConfig(dataDir, jdbcUrl, clock, auth, runs, historyHomes, on, webPush, access);
+        return new EngineConfig(dataDir, jdbcUrl, clock, auth, runs, historyHomes, on, webPush, runRetention, access);
     }
 
     /** Web Push delivery settings. */
     public EngineConfig withWebPush(org.agentworkspace.core.notifications.WebPushSettings w) {
-        return new EngineConfig(dataDir, jdbcUrl, clock, auth, runs, historyHomes, historyIndex, w, access);
+        return new EngineConfig(dataDir, jdbcUrl, clock, auth, runs, historyHomes, historyIndex, w, runRetention, access);
     }
 
     /** Where projects may be, and which non-public endpoints may be reached ({@link Access}). */
     public EngineConfig withAccess(Access a) {
-        return new EngineConfig(dataDir, jdbcUrl, clock, auth, runs, historyHomes, historyIndex, webPush, a);
+        return new EngineConfig(dataDir, jdbcUrl, clock, auth, runs, historyHomes, historyIndex, webPush, runRetention,
+                a);
     }
 
     /**
@@ -189,5 +194,10 @@ public record EngineConfig(Path dataDir, String jdbcUrl, Clock clock, AuthSettin
                 throw new IllegalArgumentException(name + " must be positive");
             }
         }
+    }
+
+    /** How long ended runs are kept (docs/runs.md "Retention"). */
+    public EngineConfig withRunRetention(org.agentworkspace.core.runs.RunRetention r) {
+        return new EngineConfig(dataDir, jdbcUrl, clock, auth, runs, historyHomes, historyIndex, webPush, r, access);
     }
 }

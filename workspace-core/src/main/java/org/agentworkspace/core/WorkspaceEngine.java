@@ -87,6 +87,9 @@ public final class WorkspaceEngine implements AutoCloseable {
                     ProviderManagement.Settings.fromEnvironment(environment));
             long t3 = System.nanoTime();
             this.runs = RunEngine.open(store, config.runs(), config.clock());
+            runs.retain(config.runRetention());
+            // a deleted account's queued and running runs are cancelled at once (docs/auth.md)
+            auth.accounts().watch().onDeleted(runs::cancelOwnedBy);
             this.settings = UserSettings.create(store, config.clock());
             this.tasks = Tasks.create(store, config.clock(), Duration.ofSeconds(60));
             long t4 = System.nanoTime();

@@ -51,6 +51,9 @@ import org.eclipse.jgit.diff.DiffEntry;
 import org.eclipse.jgit.diff.DiffFormatter;
 import org.eclipse.jgit.diff.RawTextComparator;
 import org.eclipse.jgit.dircache.DirCache;
+import org.eclipse.jgit.dircache.DirCacheBuildIterator;
+import org.eclipse.jgit.dircache.DirCacheBuilder;
+import org.eclipse.jgit.dircache.DirCacheEntry;
 import org.eclipse.jgit.dircache.DirCacheIterator;
 import org.eclipse.jgit.errors.NoRemoteRepositoryException;
 import org.eclipse.jgit.internal.JGitText;
@@ -151,8 +154,13 @@ final class JGitVcs implements Vcs {
                     modified.add(path);
                 }
             }
+            Set<String> staged = new TreeSet<>();
+            staged.addAll(s.getAdded());
+            staged.addAll(s.getChanged());
+            staged.addAll(s.getRemoved());
+            staged.removeAll(conflicting);
             return new VcsStatus(branch, ahead, behind, List.copyOf(modified), List.copyOf(added),
-                    List.copyOf(deleted), List.copyOf(new TreeSet<>(s.getUntracked())));
+                    List.copyOf(deleted), List.copyOf(new TreeSet<>(s.getUntracked())), List.copyOf(staged));
         });
     }
 
@@ -252,7 +260,15 @@ final class JGitVcs implements Vcs {
             DirCache index = repo.readDirCache();
             ObjectId head = repo.resolve(Constants.HEAD);
             if (files.isEmpty()) {
-                if (head == null && index.getEntryCount() == 0) {
+                Status st = git.status().call();
+                boolean staged = !(st.getAdded().isEmpty() && st.getChanged().isEmpty() && st.getRemoved().isEmpty());
+                if (!staged && st.getConflicting().isEmpty()) {
+                    int changed = st.getModified().size() + st.getMissing().size() + st.getUntracked().size();
+                    if (changed > 0) {
+                        throw new WorkspaceException.Conflict(VcsErrorCodes.NOTHING_STAGED, "nothing is staged, and "
+                                + changed + (changed == 1 ? " path has" : " paths have") + " changes in the working "
+                                + "tree: stage them first, or name them in files");
+                    }
                     throw nothingToCommit();
                 }
             } else {
@@ -271,6 +287,91 @@ final class JGitVcs implements Vcs {
             RevCommit commit = command.call();
             return new CommitResult(commit.name(), currentBranch());
         });
+    }
+
+    // ---------------------------------------------------------------- stage and unstage
+
+    @Override
+    public VcsStatus stage(List<RelativePath> paths) {
+        List<RelativePath> files = new ArrayList<>();
+        for (RelativePath path : paths) {
+            files.add(requireGitPath(path, false));
+        }
+        call("stage", null, () -> {
+            if (files.isEmpty()) {
+                git.add().addFilepattern(".").call();
+                git.add().setUpdate(true).addFilepattern(".").call();
+            } else {
+                stageNamedPaths(files, repo.readDirCache());
+            }
+            return null;
+        });
+        return status();
+    }
+
+    @Override
+    public VcsStatus unstage(List<RelativePath> paths) {
+        List<RelativePath> files = new ArrayList<>();
+        for (RelativePath path : paths) {
+            files.add(requireGitPath(path, false));
+        }
+        call("unstage", null, () -> {
+            ObjectId headTree = repo.resolve(Constants.HEAD + "^{tree}");
+            DirCache index = repo.lockDirCache();
+            try {
+                DirCacheBuilder builder = index.builder();
+                try (ObjectReader reader = repo.newObjectReader(); TreeWalk walk = new TreeWalk(repo, reader)) {
+                    // index entries of the paths are replaced by HEAD's (none where HEAD has none); others are kept
+                    int headIdx = walk.addTree(headTree == null ? new EmptyTreeIterator()
+                            : new CanonicalTreeParser(null, reader, headTree));
+                    int indexIdx = walk.addTree(new DirCacheBuildIterator(builder));
+                    walk.setRecursive(true);
+                    List<String> values = files.stream().map(RelativePath::value).toList();
+                    for (String v : values) {
+                        boolean known = index.findEntry(v) >= 0 || hasIndexEntryBelow(index, v);
+                        if (!known && headTree != null) {
+                            try (TreeWalk w = TreeWalk.forPath(repo, v, headTree)) {
+                                known = w != null;
+                            }
+                        }
+                        if (!known) {
+                            throw new WorkspaceException.NotFound(FileErrorCodes.FILE_NOT_FOUND,
+                                    "'" + v + "' is not in the index or HEAD");
+                        }
+                    }
+                    if (!values.isEmpty()) {
+                        walk.setFilter(PathFilterGroup.createFromStrings(values));
+                    }
+                    String last = null;
+                    while (walk.next()) {
+                        if (walk.getPathString().equals(last)) {
+                            continue; // the other stages of an unmerged path: one entry, HEAD's
+                        }
+                        last = walk.getPathString();
+                        CanonicalTreeParser fromHead = walk.getTree(headIdx, CanonicalTreeParser.class);
+                        DirCacheIterator inIndex = walk.getTree(indexIdx, DirCacheIterator.class);
+                        if (fromHead == null) {
+                            continue; // staged as new: dropped from the index, the file stays
+                        }
+                        DirCacheEntry entry = new DirCacheEntry(walk.getRawPath());
+                        entry.setFileMode(fromHead.getEntryFileMode());
+                        entry.setObjectId(fromHead.getEntryObjectId());
+                        if (inIndex != null && inIndex.getDirCacheEntry() != null
+                                && inIndex.getDirCacheEntry().getStage() == DirCacheEntry.STAGE_0
+                                && inIndex.getDirCacheEntry().getObjectId().equals(fromHead.getEntryObjectId())
+                                && inIndex.getDirCacheEntry().getFileMode().equals(fromHead.getEntryFileMode())) {
+                            entry = inIndex.getDirCacheEntry(); // unchanged: keep its cached stat data
+                        }
+                        builder.add(entry);
+                    }
+                }
+                builder.commit();
+            } finally {
+                index.unlock();
+            }
+            return null;
+        });
+        return status();
     }
 
     /** {@code git add -A -- <paths>}, after checking each path is known somewhere. */

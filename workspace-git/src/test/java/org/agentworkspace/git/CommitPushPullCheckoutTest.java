@@ -120,6 +120,105 @@ class CommitPushPullCheckoutTest {
         assertEquals(1, fx.git.run(empty, "rev-parse", "--verify", "-q", "HEAD").exit());
     }
 
+    /** A repository in every state stage and unstage meet: modified, staged, new, deleted, below a folder. */
+    private Path messy(String name) throws Exception {
+        Path repo = fx.repo(name, "a.txt", "a\n", "b.txt", "b\n", "gone.txt", "g\n", "dir/d1.txt", "1\n",
+                ".gitignore", "*.log\n");
+        Fixture.write(repo, "a.txt", "a2\n");
+        Fixture.write(repo, "b.txt", "b2\n");
+        fx.git.out(repo, "add", "b.txt");
+        Fixture.write(repo, "b.txt", "b3, longer than b2\n"); // another size: a same-second, same-size edit
+        // is racily clean for JGit's index writer (a JGit limit, not stage's)
+        Fixture.write(repo, "new.txt", "n\n");
+        Files.delete(repo.resolve("gone.txt"));
+        Fixture.write(repo, "dir/d2.txt", "2\n");
+        Fixture.write(repo, "dir/sub/d3.txt", "3\n");
+        Fixture.write(repo, "x.log", "ignored\n");
+        return repo;
+    }
+
+    /** The index (mode, object, stage, path) and the porcelain status: equal when git and we did the same. */
+    private String indexAndStatus(Path repo) {
+        return fx.git.out(repo, "ls-files", "-s") + "\n" + fx.git.out(repo, "status", "--porcelain=v1",
+                "--untracked-files=all");
+    }
+
+    @Test
+    void stageAndUnstageDoWhatGitAddAndResetDo() throws Exception {
+        Path ours = messy("ours");
+        Path theirs = messy("theirs");
+        try (Vcs vcs = fx.open(ours)) {
+            vcs.stage(paths("a.txt", "gone.txt", "dir"));
+            fx.git.out(theirs, "add", "-A", "--", "a.txt", "gone.txt", "dir");
+            assertEquals(indexAndStatus(theirs), indexAndStatus(ours));
+            assertEquals(List.of("a.txt", "b.txt", "dir/d2.txt", "dir/sub/d3.txt", "gone.txt"), vcs.status().staged());
+
+            vcs.unstage(paths("a.txt", "dir/d2.txt", "gone.txt"));
+            fx.git.out(theirs, "reset", "-q", "--", "a.txt", "dir/d2.txt", "gone.txt");
+            assertEquals(indexAndStatus(theirs), indexAndStatus(ours));
+
+            vcs.stage(List.of());
+            fx.git.out(theirs, "add", "-A");
+            assertEquals(indexAndStatus(theirs), indexAndStatus(ours));
+
+            var status = vcs.unstage(List.of());
+            fx.git.out(theirs, "reset", "-q");
+            assertEquals(indexAndStatus(theirs), indexAndStatus(ours));
+            assertEquals(List.of(), status.staged());
+
+            assertEquals(FileErrorCodes.FILE_NOT_FOUND, assertThrows(WorkspaceException.NotFound.class,
+                    () -> vcs.stage(paths("missing.txt"))).code());
+            assertEquals(FileErrorCodes.INVALID_PATH, assertThrows(WorkspaceException.Validation.class,
+                    () -> vcs.stage(paths("x.log"))).code());
+            assertEquals(FileErrorCodes.FILE_NOT_FOUND, assertThrows(WorkspaceException.NotFound.class,
+                    () -> vcs.unstage(paths("new.txt"))).code());
+            assertEquals(FileErrorCodes.INVALID_PATH, assertThrows(WorkspaceException.Validation.class,
+                    () -> vcs.stage(paths(".git/config"))).code());
+        }
+        assertEquals(indexAndStatus(theirs), indexAndStatus(ours));
+        assertEquals("", fx.git.out(ours, "fsck", "--no-progress", "--no-dangling").strip()); // unstaged blobs dangle, as with git
+    }
+
+    @Test
+    void unstageOnAnUnbornBranchTakesPathsOutOfTheIndex() throws Exception {
+        Path ours = fx.repo("fresh-ours");
+        Path theirs = fx.repo("fresh-theirs");
+        for (Path repo : List.of(ours, theirs)) {
+            Fixture.write(repo, "a.txt", "a\n");
+            Fixture.write(repo, "b.txt", "b\n");
+        }
+        try (Vcs vcs = fx.open(ours)) {
+            vcs.stage(List.of());
+            fx.git.out(theirs, "add", "-A");
+            vcs.unstage(paths("a.txt"));
+            fx.git.out(theirs, "rm", "-q", "--cached", "a.txt");
+            assertEquals(indexAndStatus(theirs), indexAndStatus(ours));
+            vcs.commit(CommitRequest.staged("first", Fixture.AUTHOR));
+        }
+        assertEquals(List.of("A\tb.txt"), Fixture.lines(fx.git.out(ours, "show", "--name-status", "--format=",
+                "HEAD")));
+    }
+
+    @Test
+    void aCommitOfNothingStagedWhileFilesChangedSaysSo() throws Exception {
+        Path repo = fx.repo("proj", "a.txt", "a\n");
+        Fixture.write(repo, "a.txt", "a2\n");
+        Fixture.write(repo, "new.txt", "n\n");
+        String before = head(repo);
+        try (Vcs vcs = fx.open(repo)) {
+            WorkspaceException.Conflict e = assertThrows(WorkspaceException.Conflict.class,
+                    () -> vcs.commit(CommitRequest.staged("nothing staged", Fixture.AUTHOR)));
+            assertEquals(VcsErrorCodes.NOTHING_STAGED, e.code());
+            assertTrue(e.getMessage().contains("2 paths have changes"), e.getMessage());
+            assertEquals(before, head(repo));
+            vcs.stage(paths("a.txt"));
+            vcs.commit(CommitRequest.staged("staged one", Fixture.AUTHOR));
+        }
+        assertEquals(List.of("M\ta.txt"), Fixture.lines(fx.git.out(repo, "show", "--name-status", "--format=",
+                "HEAD")));
+        assertEquals("?? new.txt\n", fx.git.out(repo, "status", "--porcelain=v1"));
+    }
+
     @Test
     void firstCommitOnAnUnbornBranch() throws Exception {
         Path repo = fx.repo("fresh");

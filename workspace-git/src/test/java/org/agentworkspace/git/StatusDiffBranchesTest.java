@@ -75,11 +75,16 @@ class StatusDiffBranchesTest {
         TreeSet<String> added = new TreeSet<>();
         TreeSet<String> deleted = new TreeSet<>();
         TreeSet<String> untracked = new TreeSet<>();
+        TreeSet<String> staged = new TreeSet<>();
         for (String entry : Fixture.nulSplit(out)) {
             char x = entry.charAt(0);
             char y = entry.charAt(1);
             String path = entry.substring(3);
             String xy = "" + x + y;
+            boolean unmerged = x == 'U' || y == 'U' || xy.equals("AA") || xy.equals("DD");
+            if (!unmerged && "MTAD".indexOf(x) >= 0) {
+                staged.add(path);
+            }
             if (xy.equals("??")) {
                 untracked.add(path);
             } else if (x == 'U' || y == 'U' || xy.equals("AA") || xy.equals("DD")) {
@@ -93,7 +98,7 @@ class StatusDiffBranchesTest {
             }
         }
         return new VcsStatus(branch, ahead, behind, List.copyOf(modified), List.copyOf(added), List.copyOf(deleted),
-                List.copyOf(untracked));
+                List.copyOf(untracked), List.copyOf(staged));
     }
 
     @Test
@@ -115,7 +120,7 @@ class StatusDiffBranchesTest {
     void statusOfCleanAndEmptyRepositories() throws Exception {
         Path empty = fx.repo("empty");
         try (Vcs vcs = fx.open(empty)) {
-            assertEquals(new VcsStatus("main", 0, 0, List.of(), List.of(), List.of(), List.of()), vcs.status());
+            assertEquals(new VcsStatus("main", 0, 0, List.of(), List.of(), List.of(), List.of(), List.of()), vcs.status());
         }
         Fixture.write(empty, "first.txt", "1\n");
         fx.git.out(empty, "add", "first.txt");
@@ -125,7 +130,7 @@ class StatusDiffBranchesTest {
         }
         Path clean = fx.repo("clean", "x.txt", "x\n");
         try (Vcs vcs = fx.open(clean)) {
-            assertEquals(new VcsStatus("main", 0, 0, List.of(), List.of(), List.of(), List.of()), vcs.status());
+            assertEquals(new VcsStatus("main", 0, 0, List.of(), List.of(), List.of(), List.of(), List.of()), vcs.status());
         }
     }
 

@@ -59,6 +59,10 @@ public final class Main {
         // a restart or self-update ends the process with code 42 through System.exit: the hook below stops the
         // server gracefully first, and the launcher (scripts/run.sh, a service manager) starts it again
         WorkspaceServer server = WorkspaceServer.start(config, System.getenv(), ProcessExit.SYSTEM);
+        // printed whatever the log level: where the data is, and the home the CLIs and their histories use
+        System.err.println("agent-workspace: listening on http://" + config.host() + ":" + server.port()
+                + "; data folder " + config.engine().dataDir().toAbsolutePath().normalize() + "; home "
+                + ServerConfig.home(System.getenv()));
         CountDownLatch stopped = new CountDownLatch(1);
         // JUL resets its handlers in its own shutdown hook, so progress goes straight to stderr
         Runtime.getRuntime().addShutdownHook(new Thread(() -> {
@@ -151,6 +155,9 @@ public final class Main {
                   --cli-path [ID=]PATH,...        AW_CLI_PATH                      provider CLI binaries (<data-dir>/cli-bin, then PATH)
                   --provider-env ID:N=V,...       AW_PROVIDER_ENV                  variables added to a provider CLI's environment
                   --max-concurrent-runs N         AW_MAX_CONCURRENT_RUNS           agent processes alive at once (8)
+                  --max-run-output-bytes N        AW_MAX_RUN_OUTPUT_BYTES          stdout stored per run; past it the run is stopped (64 MiB)
+                  --run-retention-days N          AW_RUN_RETENTION_DAYS            ended runs older than this are deleted (30)
+                  --run-retention-count N         AW_RUN_RETENTION_COUNT           at most this many runs are kept, the newest (10000)
                   --trust-local-project-paths B   AW_TRUST_LOCAL_PROJECT_PATHS     projectPath from local callers (true)
                   --clone-allowed-hosts H,H       AW_CLONE_ALLOWED_HOSTS           hosts a githubUrl may name (github.com)
                   --github-api-url URL            AW_GITHUB_API_URL                API for pull requests (https://api.github.com)

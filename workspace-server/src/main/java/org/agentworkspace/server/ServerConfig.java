@@ -189,6 +189,9 @@ public record ServerConfig(String host, int port, EngineConfig engine, Set<Strin
             Map.entry("AW_TRUST_LOCAL_PROJECT_PATHS", "trust-local-project-paths"),
             Map.entry("AW_PROVIDER_ENV", "provider-env"),
             Map.entry("AW_MAX_CONCURRENT_RUNS", "max-concurrent-runs"),
+            Map.entry("AW_MAX_RUN_OUTPUT_BYTES", "max-run-output-bytes"),
+            Map.entry("AW_RUN_RETENTION_DAYS", "run-retention-days"),
+            Map.entry("AW_RUN_RETENTION_COUNT", "run-retention-count"),
             Map.entry("AW_HISTORY_HOME", "history-home"), Map.entry("AW_HISTORY_INDEX", "history-index"),
             Map.entry("AW_UPDATE_URL", "update-url"), Map.entry("AW_RUNTIME_DIR", "runtime-dir"),
             Map.entry("AW_SOURCE_DIR", "source-dir"), Map.entry("AW_UPDATE_MAX_BYTES", "update-max-bytes"),
@@ -245,16 +248,41 @@ public record ServerConfig(String host, int port, EngineConfig engine, Set<Strin
             v.put(name, value);
         }
         ServerConfig d = defaults();
-        Path dataDir = v.containsKey("data-dir") ? Path.of(expandHome(v.get("data-dir"))) : d.engine().dataDir();
+        Path home = home(env);
+        Path dataDir = v.containsKey("data-dir") ? Path.of(expandHome(v.get("data-dir"), home))
+                : home.resolve(".agent-workspace");
         EngineConfig engine = EngineConfig.create(dataDir).withJdbcUrl(v.get("db-url"));
         if (v.containsKey("max-concurrent-runs")) {
             engine = engine.withRuns(engine.runs().withLimits(parseInt(v.get("max-concurrent-runs"),
                     "max-concurrent-runs"), engine.runs().perProviderLimits()));
         }
+        if (v.containsKey("max-run-output-bytes")) {
+            long max = parseLong(v.get("max-run-output-bytes"), "max-run-output-bytes");
+            if (max < engine.runs().maxLineBytes()) {
+                throw new IllegalArgumentException("max-run-output-bytes must be at least "
+                        + engine.runs().maxLineBytes() + " (the longest line)");
+            }
+            engine = engine.withRuns(engine.runs().withOutputLimits(engine.runs().maxLineBytes(), max,
+                    engine.runs().maxStderrBytes()));
+        }
+        if (v.containsKey("run-retention-days")) {
+            int days = parseInt(v.get("run-retention-days"), "run-retention-days");
+            if (days < 1) {
+                throw new IllegalArgumentException("run-retention-days must be at least 1");
+            }
+            engine = engine.withRunRetention(engine.runRetention().withMaxAge(Duration.ofDays(days)));
+        }
+        if (v.containsKey("run-retention-count")) {
+            int count = parseInt(v.get("run-retention-count"), "run-retention-count");
+            if (count < 1) {
+                throw new IllegalArgumentException("run-retention-count must be at least 1");
+            }
+            engine = engine.withRunRetention(engine.runRetention().withMaxCount(count));
+        }
         if (v.containsKey("history-home")) {
             List<Path> homes = new ArrayList<>();
             for (String h : list(v.get("history-home"))) {
-                Path p = Path.of(expandHome(h));
+                Path p = Path.of(expandHome(h, home));
                 if (!p.isAbsolute()) {
                     throw new IllegalArgumentException("--history-home needs absolute folders");
                 }
@@ -277,7 +305,7 @@ public record ServerConfig(String host, int port, EngineConfig engine, Set<Strin
         }
         if (v.containsKey("project-roots")) {
             engine = engine.withAccess(engine.access().withProjectRoots(folders(v.get("project-roots"),
-                    "project-roots")));
+                    "project-roots", home)));
         }
         if (v.containsKey("outbound-allow")) {
             engine = engine.withAccess(engine.access().withOutboundAllow(list(v.get("outbound-allow"))));
@@ -292,11 +320,11 @@ public record ServerConfig(String host, int port, EngineConfig engine, Set<Strin
                 bool(v.get("legacy-query-credentials")), bool(v.get("secure-cookies")),
                 v.containsKey("max-payload-bytes") ? parseInt(v.get("max-payload-bytes"), "max-payload-bytes")
                         : d.maxPayloadBytes(), d.maxHeaderBytes(), d.shutdownGrace(),
-                v.containsKey("browse-roots") ? browseRoots(v.get("browse-roots")) : d.browseRoots(),
+                v.containsKey("browse-roots") ? browseRoots(v.get("browse-roots"), home) : List.of(home),
                 v.containsKey("git-credential-origins") ? list(v.get("git-credential-origins"))
                         : d.gitCredentialOrigins(),
                 v.containsKey("max-file-bytes") ? fileLimits(parseInt(v.get("max-file-bytes"), "max-file-bytes"))
-                        : d.fileLimits(), agent(v), update(v, dataDir));
+                        : d.fileLimits(), agent(v, home), update(v, dataDir, home));
     }
 
     /**
@@ -305,14 +333,14 @@ public record ServerConfig(String host, int port, EngineConfig engine, Set<Strin
      * {@code --trust-local-project-paths} true/false; {@code --provider-env} a comma list of
      * {@code provider:NAME=VALUE} ({@code *} for every provider) added to the CLIs' environments.
      */
-    private static AgentSettings agent(Map<String, String> v) {
+    private static AgentSettings agent(Map<String, String> v, Path home) {
         AgentSettings a = AgentSettings.defaults();
         if (v.containsKey("cli-path")) {
             Map<String, Path> bins = new java.util.HashMap<>();
             for (String item : list(v.get("cli-path"))) {
                 int eq = item.indexOf('=');
                 bins.put(eq < 0 ? "*" : item.substring(0, eq).strip(),
-                        Path.of(expandHome(eq < 0 ? item : item.substring(eq + 1).strip())));
+                        Path.of(expandHome(eq < 0 ? item : item.substring(eq + 1).strip(), home)));
             }
             a = a.withBinaries(bins);
         }
@@ -347,7 +375,7 @@ public record ServerConfig(String host, int port, EngineConfig engine, Set<Strin
      * (default: found above the server's code), {@code --update-max-bytes} the largest package (256 MiB),
      * {@code --update-public-key} the Ed25519 key the manifest must be signed with (base64).
      */
-    private static UpdateSettings update(Map<String, String> v, Path dataDir) {
+    private static UpdateSettings update(Map<String, String> v, Path dataDir, Path home) {
         UpdateSettings u = UpdateSettings.defaults(dataDir);
         if (v.containsKey("update-url")) {
             try {
@@ -357,14 +385,14 @@ public record ServerConfig(String host, int port, EngineConfig engine, Set<Strin
             }
         }
         if (v.containsKey("runtime-dir")) {
-            Path p = Path.of(expandHome(v.get("runtime-dir").strip()));
+            Path p = Path.of(expandHome(v.get("runtime-dir").strip(), home));
             if (!p.isAbsolute()) {
                 throw new IllegalArgumentException("--runtime-dir needs an absolute folder");
             }
             u = u.withRuntimeDir(p);
         }
         if (v.containsKey("source-dir")) {
-            Path p = Path.of(expandHome(v.get("source-dir").strip()));
+            Path p = Path.of(expandHome(v.get("source-dir").strip(), home));
             if (!p.isAbsolute()) {
                 throw new IllegalArgumentException("--source-dir needs an absolute folder");
             }
@@ -384,12 +412,12 @@ public record ServerConfig(String host, int port, EngineConfig engine, Set<Strin
     }
 
     /** A comma-separated list of absolute folders ({@code ~} expanded), at least one. */
-    private static List<Path> folders(String s, String option) {
+    private static List<Path> folders(String s, String option, Path home) {
         List<Path> out = new ArrayList<>();
         for (String part : s.split(",")) {
             String p = part.strip();
             if (!p.isEmpty()) {
-                Path path = Path.of(expandHome(p));
+                Path path = Path.of(expandHome(p, home));
                 if (!path.isAbsolute()) {
                     throw new IllegalArgumentException("--" + option + " needs absolute folders");
                 }
@@ -403,12 +431,12 @@ public record ServerConfig(String host, int port, EngineConfig engine, Set<Strin
     }
 
     /** A comma-separated list of absolute folders; {@code ~} and {@code ~/...} are expanded. */
-    private static List<Path> browseRoots(String s) {
+    private static List<Path> browseRoots(String s, Path home) {
         List<Path> roots = new ArrayList<>();
         for (String part : s.split(",")) {
             String p = part.strip();
             if (!p.isEmpty()) {
-                roots.add(Path.of(expandHome(p)));
+                roots.add(Path.of(expandHome(p, home)));
             }
         }
         if (roots.isEmpty()) {
@@ -425,13 +453,32 @@ public record ServerConfig(String host, int port, EngineConfig engine, Set<Strin
         return new FileLimits(maxFileBytes, maxFileBytes, d.maxEntries());
     }
 
-    private static String expandHome(String p) {
-        return p.equals("~") || p.startsWith("~/") ? System.getProperty("user.home") + p.substring(1) : p;
+    private static String expandHome(String p, Path home) {
+        return p.equals("~") || p.startsWith("~/") ? home + p.substring(1) : p;
+    }
+
+    /**
+     * The one home folder of the service: {@code $HOME} of its environment, else the
+     * JVM's {@code user.home} when it has none. The data folder ({@code ~/.agent-workspace}), {@code ~} in options, the browse root,
+     * the CLIs' histories and the CLIs' own HOME all start here, so a changed {@code HOME} moves all of them together.
+     */
+    public static Path home(Map<String, String> env) {
+        String h = env.get("HOME");
+        // the rule of the engine's ProviderPaths (where the CLIs and their histories live), so both agree
+        return Path.of(h != null && !h.isBlank() ? h : System.getProperty("user.home")).toAbsolutePath().normalize();
     }
 
     private static int parseInt(String s, String name) {
         try {
             return Integer.parseInt(s.strip());
+        } catch (NumberFormatException e) {
+            throw new IllegalArgumentException(name + " must be a number");
+        }
+    }
+
+    private static long parseLong(String s, String name) {
+        try {
+            return Long.parseLong(s.strip());
         } catch (NumberFormatException e) {
             throw new IllegalArgumentException(name + " must be a number");
         }

@@ -110,16 +110,17 @@ public final class WorkspaceServer implements AutoCloseable {
             Json json = new Json(config.maxFileBodyBytes());
             SessionTokens tokens = new SessionTokens(engine.signingSecret(), engine.config().clock(),
                     engine.config().auth().sessionLifetime());
-            Guard guard = new Guard(engine.auth(), tokens, config, json);
+            Guard guard = new Guard(engine.auth(), tokens, config, json, openApi.bodyFields());
             BrowseFilesystem browser = BrowseFilesystem.create(config.browseRoots(),
-                    Path.of(System.getProperty("user.home")), config.fileLimits().maxEntries(), false);
-            // children inherit the allow-listed variables of this process's real environment (PATH, HOME, ...)
-            // projectId names a project of the registry
-            // (and its folder must still lie where projects may: a run's working directory follows the same roots)
+                    ServerConfig.home(env), config.fileLimits().maxEntries(), false);
+            // children inherit the allow-listed variables of the server's environment (PATH, HOME, ...): the one
+            // the engine was opened with, so runs see the same HOME as provider management (status, config files)
+            // projectId names a project of the registry; credentials come from the engine's store, per account;
+            // the project's folder must still lie where projects may (a run's working directory follows the roots)
             AgentSettings agent = config.agent().withProjects(id -> engine.projects().lookup(id)
                     .map(p -> engine.projects().checkWorkingDirectory(Path.of(p.path()))));
             AgentRuns agentRuns = AgentRuns.create(engine.runs(), AgentProviders.load(), engine.config().dataDir(),
-                    System.getenv(), agent);
+                    env, agent, engine.providers().credentials());
             engine.notifications().attach(agentRuns);
             return new Context(engine, config, json, tokens, guard, new ErrorResponses(json), BuildInfo.detect(env),
                     openApi, browser, agentRuns,
@@ -159,7 +160,8 @@ public final class WorkspaceServer implements AutoCloseable {
                 new SettingsService(ctx.engine().settings(), ctx.guard(), table),
                 new NotificationsService(ctx.engine().notifications(), ctx.guard(), table),
                 NetworkService.create(ctx.config(), ctx.env(), ctx.guard(), table),
-                new BrowseService(ctx.browser(), defaultBrowsePath(ctx.config()), ctx.guard(), table),
+                new BrowseService(ctx.browser(), defaultBrowsePath(ctx.config(), ServerConfig.home(ctx.env())),
+                        ctx.guard(), table),
                 new AgentService(ctx.agentRuns(), ctx.repositories(),
                         userId -> ctx.engine().gitTokens().credentials(userId).map(GitCredentials::token),
                         ctx.config(), ctx.engine().projects(), ctx.chat()::latestRunOfSession, ctx.guard(), table),
@@ -190,8 +192,7 @@ public final class WorkspaceServer implements AutoCloseable {
     }
 
     /** {@code ~} when the home folder lies in a browse root, otherwise the first root. */
-    private static String defaultBrowsePath(ServerConfig config) {
-        Path home = Path.of(System.getProperty("user.home"));
+    private static String defaultBrowsePath(ServerConfig config, Path home) {
         for (Path root : config.browseRoots()) {
             try {
                 if (home.toRealPath().startsWith(root.toRealPath())) {

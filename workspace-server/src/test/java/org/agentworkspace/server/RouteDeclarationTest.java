@@ -27,7 +27,7 @@ class RouteDeclarationTest {
 
         Family(RouteTable table, java.util.function.Consumer<Routes> routes) {
             super("test", new org.agentworkspace.server.http.Guard(null, null,
-                    ServerConfig.forDataDir(java.nio.file.Path.of("/nonexistent")), null), table);
+                    ServerConfig.forDataDir(java.nio.file.Path.of("/nonexistent")), null, java.util.Map.of()), table);
             this.routes = routes;
         }
 

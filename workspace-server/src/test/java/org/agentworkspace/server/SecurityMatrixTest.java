@@ -283,7 +283,7 @@ class SecurityMatrixTest {
      * What belongs to the administrator's account, and the host state only administrators change (users, MCP
      * entries, config files, the project registry), as the administrator sees it. Shared state a non-administrator
      * may legitimately change (a registered project's files and git, registering another folder inside the roots)
-     * and the service-wide provider credentials (being moved to per-account credentials) are left out.
+     * is left out.
      */
     static String accountState(String taskId) {
         return s.get("/api/users", bearer(admin)).body()
@@ -297,7 +297,8 @@ class SecurityMatrixTest {
                 + s.get("/api/projects", bearer(admin)).body().replaceAll("\"lastActivity\":\"[^\"]*\"", "")
                 + s.get("/api/providers/claude/mcp/servers", bearer(admin)).body()
                 + s.get("/api/providers/codex/mcp/servers", bearer(admin)).body()
-                + s.get("/api/providers/claude/config-files/settings", bearer(admin)).body();
+                + s.get("/api/providers/claude/config-files/settings", bearer(admin)).body()
+                + s.get("/api/providers/credentials", bearer(admin)).body();
     }
 
     /**
@@ -323,9 +324,6 @@ class SecurityMatrixTest {
                 && before.contains(taskId), before);
         int checked = 0;
         for (RouteTable.Route r : secured()) {
-            if (r.path().startsWith("/api/providers/{provider}/auth/") || r.path().endsWith("/oauth-paste")) {
-                continue; // the service-wide provider credentials: per-account credentials decide (issue 18)
-            }
             if (r.access().streaming() && !r.access().adminOnly()) {
                 continue; // an open stream only reads; which run or event a stream shows is its family's test
             }
@@ -377,5 +375,45 @@ class SecurityMatrixTest {
         // git give 17 so far.
         assertTrue(checked >= 17, "scoped routes checked: " + checked);
         System.out.println("scope matrix checked " + checked + " scoped routes");
+    }
+
+    /**
+     * Every change route (public ones too), given the body that would change something plus one field it does not
+     * take: 400 naming the field, before anything is done. A misspelt field (say {@code agent} for
+     * {@code agentType}) must never be ignored and the request carried out with a default in its place.
+     */
+    @Test
+    @SuppressWarnings("unchecked")
+    void everyChangeRouteRefusesAnUnknownBodyField() {
+        String[] everyScope = s.createKey(admin, "every scope", Scope.all().stream().map(Scope::id).toList());
+        String before = state();
+        int checked = 0;
+        for (RouteTable.Route r : s.server.routes().routes()) {
+            if (r.method().equals("GET")) {
+                continue;
+            }
+            Object base = body(r);
+            Map<String, Object> withTypo = new LinkedHashMap<>(base instanceof Map<?, ?> m
+                    ? (Map<String, Object>) m : Map.of());
+            withTypo.put("zzMisspeltField", "x");
+            String[] credential = r.access().isPublic() ? new String[0]
+                    : r.access().keyOnly() ? new String[] {"X-API-Key", everyScope[1]} : bearer(admin);
+            HttpResponse<String> res = s.send(r.method(), concretePath(r), withTypo, credential);
+            expect(res, 400, "VALIDATION_FAILED");
+            assertTrue(TestServer.json(res).path("error").path("message").asText().contains("'zzMisspeltField'"),
+                    r + ": " + res.body());
+            checked++;
+        }
+        assertTrue(checked > 40, "change routes checked: " + checked);
+        // the walk of issue 17: {"agent": "codex"} ran claude; now the answer names the field and the right one
+        HttpResponse<String> typo = s.post("/api/automation/run", Map.of("prompt", "hi", "agent", "codex",
+                "projectId", project), bearer(admin));
+        String message = expect(typo, 400, "VALIDATION_FAILED").path("error").path("message").asText();
+        assertTrue(message.contains("'agent'") && message.contains("agentType"), message);
+        typo = s.post("/api/agent", Map.of("message", "hi", "agent", "codex", "projectPath", work.toString()),
+                "X-API-Key", everyScope[1]);
+        message = expect(typo, 400, "VALIDATION_FAILED").path("error").path("message").asText();
+        assertTrue(message.contains("'agent'") && message.contains("provider"), message);
+        assertEquals(before, state(), "a request with an unknown field changed something");
     }
 }

@@ -26,6 +26,23 @@ class ServerConfigTest {
         assertEquals(1024 * 1024, c.maxPayloadBytes());
     }
 
+    /** Issue 17: with HOME changed, the data folder and {@code ~} followed user.home while the CLIs used HOME. */
+    @Test
+    void oneHomeTheEnvironmentsHome() {
+        Map<String, String> env = Map.of("HOME", "/srv/aw-home", "AW_HISTORY_HOME", "~/h");
+        ServerConfig c = ServerConfig.from(env, List.of("--cli-path", "~/bin/claude"));
+        assertEquals(Path.of("/srv/aw-home/.agent-workspace"), c.engine().dataDir());
+        assertEquals(List.of(Path.of("/srv/aw-home")), c.browseRoots());
+        assertEquals(List.of(Path.of("/srv/aw-home/h")), c.engine().historyHomes());
+        assertEquals(Path.of("/srv/aw-home/data"), ServerConfig.from(env, List.of("--data-dir", "~/data"))
+                .engine().dataDir());
+        assertEquals(Path.of("/srv/aw-home"), ServerConfig.home(env));
+        assertEquals(Path.of(HOME), ServerConfig.home(Map.of()));
+        // the engine's CLIs and histories use the same rule
+        assertEquals(ServerConfig.home(env), org.agentworkspace.core.providers.ProviderPaths.of(
+                c.engine().dataDir(), env).home());
+    }
+
     @Test
     void environmentThenFlags() {
         ServerConfig env = ServerConfig.from(Map.of("AW_BROWSE_ROOTS", "~/code, /srv/projects",

@@ -42,7 +42,8 @@ public final class TestServer implements AutoCloseable {
 
     /**
      * A server whose environment is {@code env} plus {@code HOME}: a temporary folder unless {@code env} names one,
-     * so provider management never reads or writes the real home's CLI files.
+     * so provider management and the CLIs it runs never read or write the real home's CLI files; and plus this
+     * process's {@code PATH} unless {@code env} names one.
      */
     public static TestServer start(UnaryOperator<ServerConfig> customize, Map<String, String> env) {
         try {
@@ -50,6 +51,8 @@ public final class TestServer implements AutoCloseable {
             ServerConfig config = customize.apply(config(dir.resolve("data")));
             Map<String, String> e = new java.util.HashMap<>(env);
             e.putIfAbsent("HOME", Files.createDirectories(dir.resolve("home")).toString());
+            // an operator's environment has a PATH; runs inherit it from this map (the engine's environment)
+            e.putIfAbsent("PATH", System.getenv().getOrDefault("PATH", "/usr/bin:/bin"));
             // UPnP searches stay on this machine (the discard port never answers): tests send no multicast
             e.putIfAbsent("AW_UPNP_DISCOVERY", "127.0.0.1:9");
             return new TestServer(WorkspaceServer.start(config, e), dir.resolve("data"));

@@ -30,6 +30,8 @@ public final class FileErrorCodes {
     public static final String NOT_A_FILE = "NOT_A_FILE";
     /** {@code Validation}: the operation needs a directory but the path names a file. */
     public static final String NOT_A_DIRECTORY = "NOT_A_DIRECTORY";
+    /** {@code Validation}: a folder to delete holds a tree deeper than the service walks; nothing was deleted. */
+    public static final String TREE_TOO_DEEP = "TREE_TOO_DEEP";
 
     /** Old name of {@link #INVALID_PATH}. */
     @Deprecated(forRemoval = true)

@@ -48,10 +48,7 @@ public record RunSpec(String prompt, Path projectDir, String model, PermissionMo
             throw WorkspaceException.Validation.of("projectDir must be an absolute path");
         }
         projectDir = projectDir.normalize();
-        if (model != null && !MODEL.matcher(model).matches()) {
-            throw WorkspaceException.Validation.of(
-                    "model must be 1-200 characters of letters, digits and ._:/@+[]- starting with a letter or digit");
-        }
+        checkModel(model);
         permissionMode = permissionMode == null ? PermissionMode.DEFAULT : permissionMode;
         if (resumeSessionId != null && !SESSION_ID.matcher(resumeSessionId).matches()) {
             throw WorkspaceException.Validation.of(
@@ -75,6 +72,19 @@ public record RunSpec(String prompt, Path projectDir, String model, PermissionMo
     }
 
     /** A builder for a new session with the default permission mode and no credentials. */
+    /**
+     * Refuses a model id that could not be given to a CLI (one starting with {@code -} would be read as an option):
+     * the rule of the {@code model} component, for callers that keep a model before a run is built (tasks).
+     *
+     * @throws WorkspaceException.Validation the model breaks the rule ({@code null} passes: the CLI's default)
+     */
+    public static void checkModel(String model) {
+        if (model != null && !MODEL.matcher(model).matches()) {
+            throw WorkspaceException.Validation.of(
+                    "model must be 1-200 characters of letters, digits and ._:/@+[]- starting with a letter or digit");
+        }
+    }
+
     public static Builder builder(String prompt, Path projectDir) {
         return new Builder(prompt, projectDir);
     }

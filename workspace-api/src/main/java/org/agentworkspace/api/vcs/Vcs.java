@@ -22,8 +22,27 @@ public interface Vcs extends AutoCloseable {
     /** Local and remote-tracking branches. */
     Branches branches();
 
-    /** Makes a commit; see {@link CommitRequest} for what goes into it. */
+    /**
+     * Makes a commit; see {@link CommitRequest} for what goes into it. Without named files and with nothing staged,
+     * it fails with {@link VcsErrorCodes#NOTHING_STAGED} when the working tree has changes (they need staging or
+     * naming first), else {@link VcsErrorCodes#NOTHING_TO_COMMIT}.
+     */
     CommitResult commit(CommitRequest request);
+
+    /**
+     * Stages paths like {@code git add -A -- <paths>}: each path's working-tree state (new, changed or deleted; a
+     * folder means everything below it) goes into the index. No paths: every change of the working tree, like
+     * {@code git add -A}. A named path must exist in the working tree, the index or HEAD ({@code FILE_NOT_FOUND});
+     * one git cannot stage (ignored, an empty folder) is {@code INVALID_PATH}. Hooks and filters never run.
+     */
+    VcsStatus stage(java.util.List<org.agentworkspace.api.files.RelativePath> paths);
+
+    /**
+     * Unstages paths like {@code git reset -q -- <paths>}: each path's index entry goes back to HEAD's (removed
+     * when HEAD lacks it); the working tree is not touched. No paths: the whole index, like {@code git reset -q}.
+     * A named path must exist in the index or HEAD ({@code FILE_NOT_FOUND}).
+     */
+    VcsStatus unstage(java.util.List<org.agentworkspace.api.files.RelativePath> paths);
 
     /** Pushes without credentials. */
     default PushResult push(PushRequest request) {

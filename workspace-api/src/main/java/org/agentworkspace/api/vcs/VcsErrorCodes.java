@@ -26,8 +26,13 @@ public final class VcsErrorCodes {
     public static final String REMOTE_NOT_FOUND = "REMOTE_NOT_FOUND";
     /** {@code NotFound}: no local branch (or remote-tracking branch, for checkout) has that name. */
     public static final String BRANCH_NOT_FOUND = "BRANCH_NOT_FOUND";
-    /** {@code Conflict}: the commit would record no change. */
+    /** {@code Conflict}: the commit would record no change, and the working tree has none either. */
     public static final String NOTHING_TO_COMMIT = "NOTHING_TO_COMMIT";
+    /**
+     * {@code Conflict}: a commit of what is staged, with nothing staged while the working tree has changes: stage
+     * them first, or name them in the commit. The message says how many paths are changed.
+     */
+    public static final String NOTHING_STAGED = "NOTHING_STAGED";
     /** {@code Conflict}: pull needs an upstream and the current branch has none (or HEAD is detached). */
     public static final String NO_UPSTREAM = "NO_UPSTREAM";
     /** {@code Unavailable}: the remote could not be reached or is not a repository. */

@@ -18,9 +18,12 @@ import java.util.Objects;
  * @param permissionMode  the run's permission mode, or {@code null} for {@link AgentSettings#permissionMode()};
  *                        {@code default} on a CLI that can ask (claude) makes the run interactive: its permission
  *                        requests wait for an answer ({@link AgentRuns#permissions()})
+ * @param accountId       the account the run is started for (the caller; a task's owner), whose own provider
+ *                        credential the run uses before the service-wide one; {@code null} for a run of no account
+ *                        (it gets the service-wide credential only)
  */
 public record AgentRunRequest(String provider, String prompt, Path projectDir, String model, String resumeSessionId,
-                              Map<String, Object> metadata, PermissionMode permissionMode) {
+                              Map<String, Object> metadata, PermissionMode permissionMode, Long accountId) {
     public AgentRunRequest {
         Objects.requireNonNull(provider, "provider");
         Objects.requireNonNull(prompt, "prompt");
@@ -28,8 +31,15 @@ public record AgentRunRequest(String provider, String prompt, Path projectDir, S
         metadata = metadata == null ? Map.of() : java.util.Collections.unmodifiableMap(new java.util.LinkedHashMap<>(metadata));
     }
 
+    /** A run of no account, in the settings' permission mode. */
     public AgentRunRequest(String provider, String prompt, Path projectDir, String model, String resumeSessionId,
                            Map<String, Object> metadata) {
-        this(provider, prompt, projectDir, model, resumeSessionId, metadata, null);
+        this(provider, prompt, projectDir, model, resumeSessionId, metadata, null, null);
+    }
+
+    /** A run of no account. */
+    public AgentRunRequest(String provider, String prompt, Path projectDir, String model, String resumeSessionId,
+                           Map<String, Object> metadata, PermissionMode permissionMode) {
+        this(provider, prompt, projectDir, model, resumeSessionId, metadata, permissionMode, null);
     }
 }

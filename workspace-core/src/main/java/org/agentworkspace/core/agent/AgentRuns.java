@@ -37,10 +37,12 @@ import org.agentworkspace.core.runs.RunEntry;
 import org.agentworkspace.core.runs.RunHandle;
 import org.agentworkspace.core.runs.RunInfo;
 import org.agentworkspace.core.runs.RunRequest;
+import org.agentworkspace.core.providers.ProviderCredentialStore;
 
 /**
  * Starts provider CLIs through the run engine: finds the binary through the provider SPI, builds the launch plan
- * (non-interactive permission mode, credentials from {@link ProviderCredentialsSource}), writes the plan's config
+ * (non-interactive permission mode, the credential of the run's account from {@link ProviderCredentialsSource}:
+ * the account's own key, else the service key, else none), writes the plan's config
  * files, and hands the process to {@link RunEngine} with the provider's stream parser as the run's
  * {@link LineParser}, so the log holds the native lines and the unified events side by side.
  */
@@ -56,18 +58,29 @@ public final class AgentRuns {
     private final Path dataDir;
     private final Map<String, String> serverEnv;
     private final AgentSettings settings;
+    private final ProviderCredentialsSource credentials;
+    /** The key each recent run was started with, for {@link #redact}; bounded, oldest first out. */
+    private final Map<String, java.util.Set<String>> runKeys = java.util.Collections.synchronizedMap(
+            new java.util.LinkedHashMap<>(64, 0.75f, true) {
+                @Override
+                protected boolean removeEldestEntry(Map.Entry<String, java.util.Set<String>> eldest) {
+                    return size() > 10_000;
+                }
+            });
     private final ObjectMapper mapper = new ObjectMapper();
     private final EventJson events = new EventJson(mapper);
     private final PermissionRequests permissions;
 
     private AgentRuns(RunEngine engine, AgentProviders providers, Path dataDir, Map<String, String> serverEnv,
-                      AgentSettings settings) {
+                      AgentSettings settings, ProviderCredentialsSource store) {
         this.engine = engine;
         this.permissions = new PermissionRequests(engine, mapper, java.time.Clock.systemUTC());
         this.providers = providers;
         this.dataDir = dataDir;
         this.serverEnv = Map.copyOf(serverEnv);
         this.settings = settings;
+        this.credentials = settings.credentials() != null ? settings.credentials()
+                : store != null ? store : ProviderCredentialsSource.none();
     }
 
     /**
@@ -76,8 +89,25 @@ public final class AgentRuns {
      */
     public static AgentRuns create(RunEngine engine, AgentProviders providers, Path dataDir,
                                    Map<String, String> serverEnv, AgentSettings settings) {
+        return create(engine, providers, dataDir, serverEnv, settings, null);
+    }
+
+    /**
+     * @param serverEnv the server's environment; only the variables of {@link LaunchContext#INHERITED_VARIABLES}
+     *                  reach a child
+     * @param store     the engine's provider credentials (the account's own key, then the service key), used
+     *                  unless {@link AgentSettings#credentials()} names another source; null for none
+     */
+    public static AgentRuns create(RunEngine engine, AgentProviders providers, Path dataDir,
+                                   Map<String, String> serverEnv, AgentSettings settings,
+                                   ProviderCredentialsSource store) {
         return new AgentRuns(Objects.requireNonNull(engine), Objects.requireNonNull(providers),
-                dataDir.toAbsolutePath().normalize(), serverEnv, Objects.requireNonNull(settings));
+                dataDir.toAbsolutePath().normalize(), serverEnv, Objects.requireNonNull(settings), store);
+    }
+
+    /** Where runs get their provider credential: the engine's store unless the settings name another source. */
+    public ProviderCredentialsSource credentials() {
+        return credentials;
     }
 
     public AgentSettings settings() {
@@ -120,6 +150,17 @@ public final class AgentRuns {
      * @throws WorkspaceException.Unavailable the provider's CLI is not installed ({@code PROVIDER_NOT_INSTALLED})
      */
     public RunHandle start(AgentRunRequest request) {
+        return start0(request);
+    }
+
+    /** What a caller is told when a provider's CLI is missing: how to get it, from the API or on the host. */
+    static String notInstalled(String id) {
+        return "the " + id + " CLI is not installed on this host: install it from the API with POST /api/providers/"
+                + id + "/install (a signed-in session, e.g. the administrator's; GET /api/providers/" + id
+                + "/auth/status then shows installed: true), or put its command on the service's PATH and retry";
+    }
+
+    private RunHandle start0(AgentRunRequest request) {
         AgentProvider provider = provider(request.provider());
         if (request.resumeSessionId() != null && !provider.supportsResume()) {
             throw WorkspaceException.Validation.of(provider.id() + " cannot resume sessions");
@@ -129,14 +170,15 @@ public final class AgentRuns {
                     "the project directory does not exist");
         }
         Path binary = findBinary(provider).orElseThrow(() -> new WorkspaceException.Unavailable(
-                AgentErrorCodes.PROVIDER_NOT_INSTALLED, "the " + provider.id() + " CLI is not installed on this host",
-                null));
+                AgentErrorCodes.PROVIDER_NOT_INSTALLED, notInstalled(provider.id()), null));
         PermissionMode mode = request.permissionMode() != null ? request.permissionMode() : settings.permissionMode();
+        // the one place a run's credential is chosen: the account's own key, else the service key, else none
+        ProviderCredentialStore.Resolved credential = credentials.resolve(provider.id(), request.accountId());
         RunSpec.Builder spec = RunSpec.builder(request.prompt(), request.projectDir())
                 .model(request.model())
                 .permissionMode(mode)
                 .resume(request.resumeSessionId())
-                .credentials(settings.credentials().credentialsFor(provider.id()));
+                .credentials(credential.credentials());
         settings.providerEnv().getOrDefault("*", Map.of()).forEach(spec::extraEnv);
         settings.providerEnv().getOrDefault(provider.id(), Map.of()).forEach(spec::extraEnv);
         RunSpec runSpec = spec.build();
@@ -152,6 +194,10 @@ public final class AgentRuns {
         meta.put("permissionMode", mode.wireId());
         meta.put("interactive", interactive.isPresent());
         request.metadata().forEach((k, v) -> meta.set(k, mapper.valueToTree(v)));
+        if (request.accountId() != null) {
+            meta.put("accountId", request.accountId());
+        }
+        meta.put("credentialSource", credential.source().wire());
         ProcessSpec process = ProcessSpec.of(plan.argv(), plan.env(), plan.workingDir());
         LineParser parser;
         if (interactive.isPresent()) {
@@ -161,6 +207,8 @@ public final class AgentRuns {
             parser = new Bridge(provider.newParser());
         }
         RunHandle handle = engine.start(new RunRequest(provider.id(), process, parser, meta.toString()));
+        runKeys.put(handle.id(), credential.credentials().hasApiKey()
+                ? java.util.Set.of(credential.credentials().apiKey()) : java.util.Set.of());
         LOG.log(System.Logger.Level.DEBUG, () -> "run " + handle.id() + " started: " + plan);
         return handle;
     }
@@ -185,13 +233,51 @@ public final class AgentRuns {
         }
     }
 
-    /** Removes the run's provider key from a text that is about to leave the server (logs, native lines). */
-    public String redact(String provider, String text) {
-        ProviderCredentials c = settings.credentials().credentialsFor(provider);
-        if (c.hasApiKey() && text.contains(c.apiKey())) {
-            return text.replace(c.apiKey(), "***");
+    /**
+     * Removes the key the run was started with from a text that is about to leave the server (logs, native lines).
+     * A run started before this process (so its key is not remembered) has its account's own key and the
+     * provider's service key removed, whichever exist now.
+     */
+    public String redact(String runId, String provider, String text) {
+        if (text == null || text.isEmpty()) {
+            return text;
         }
-        return text;
+        java.util.Set<String> keys = runKeys.get(runId);
+        if (keys == null) {
+            keys = keysOf(runId, provider);
+            runKeys.put(runId, keys);
+        }
+        String out = text;
+        for (String k : keys) {
+            if (out.contains(k)) {
+                out = out.replace(k, "***");
+            }
+        }
+        return out;
+    }
+
+    /** As {@link #redact(String, String, String)} for a stored run. */
+    public String redact(RunInfo info, String text) {
+        return redact(info.id(), info.provider(), text);
+    }
+
+    private java.util.Set<String> keysOf(String runId, String provider) {
+        java.util.Set<String> keys = new java.util.HashSet<>();
+        Long account = engine.find(runId).map(i -> metadata(i).path("accountId"))
+                .filter(JsonNode::isIntegralNumber).map(JsonNode::asLong).orElse(null);
+        try {
+            ProviderCredentials own = credentials.resolve(provider, account).credentials();
+            if (own.hasApiKey()) {
+                keys.add(own.apiKey());
+            }
+            ProviderCredentials service = credentials.resolve(provider, null).credentials();
+            if (service.hasApiKey()) {
+                keys.add(service.apiKey());
+            }
+        } catch (WorkspaceException e) {
+            // an unreadable stored key cannot have reached a run started with it being readable
+        }
+        return java.util.Set.copyOf(keys);
     }
 
     /**
@@ -234,7 +320,7 @@ public final class AgentRuns {
                             case "error" -> {
                                 if (error == null) {
                                     error = new RunSummary.ErrorInfo(d.path("code").asText(),
-                                            redact(info.provider(), d.path("message").asText()));
+                                            redact(info, d.path("message").asText()));
                                 }
                             }
                             case "completed" -> {
@@ -253,7 +339,7 @@ public final class AgentRuns {
                                 : e.kind() == EntryKind.STDERR ? "stderr" : "system";
                         String text = e.kind() == EntryKind.NATIVE || e.kind() == EntryKind.STDERR
                                 ? p.path("line").asText() : e.kind().wireName() + " " + e.payload();
-                        text = redact(info.provider(), text);
+                        text = redact(info, text);
                         if (text.length() > MAX_LOG_LINE_CHARS) {
                             text = text.substring(0, MAX_LOG_LINE_CHARS) + "…";
                         }
@@ -269,7 +355,7 @@ public final class AgentRuns {
             Thread.currentThread().interrupt();
         }
         String text = resultText != null && !resultText.isBlank() ? resultText : lastAssistant;
-        return new RunSummary(success, sessionId, text == null ? null : redact(info.provider(), text), usage, error,
+        return new RunSummary(success, sessionId, text == null ? null : redact(info, text), usage, error,
                 last, new ArrayList<>(logs), truncated);
     }
 

@@ -21,7 +21,10 @@ import org.agentworkspace.api.provider.PermissionMode;
  *                               {@code HOME} for an isolated CLI home
  * @param permissionMode         the non-interactive permission mode of API-started runs (default
  *                               {@link PermissionMode#BYPASS}: nobody can answer a prompt)
- * @param credentials            the provider credentials of a run
+ * @param credentials            where a run's provider credential comes from; {@code null} (the default) for the
+ *                               engine's provider-credential store (the run's account's own key, then the
+ *                               service-wide key: docs/provider-management.md §4). An embedder may give its own
+ *                               source instead (it then counts as the service-wide credential)
  * @param projects               resolves {@code projectId}
  * @param trustLocalProjectPaths honour {@code projectPath} on {@code POST /api/automation/run} from local trusted
  *                               callers (default true; see docs/agent-runs.md for "trusted")
@@ -40,7 +43,6 @@ public record AgentSettings(Map<String, Path> binaries, Map<String, Map<String, 
         providerEnv = providerEnv.entrySet().stream()
                 .collect(Collectors.toUnmodifiableMap(Map.Entry::getKey, e -> Map.copyOf(e.getValue())));
         Objects.requireNonNull(permissionMode, "permissionMode");
-        Objects.requireNonNull(credentials, "credentials");
         Objects.requireNonNull(projects, "projects");
         cloneAllowedHosts = lower(cloneAllowedHosts);
         insecureCloneHosts = lower(insecureCloneHosts);
@@ -48,7 +50,7 @@ public record AgentSettings(Map<String, Path> binaries, Map<String, Map<String, 
     }
 
     public static AgentSettings defaults() {
-        return new AgentSettings(Map.of(), Map.of(), PermissionMode.BYPASS, ProviderCredentialsSource.none(),
+        return new AgentSettings(Map.of(), Map.of(), PermissionMode.BYPASS, null,
                 ProjectResolver.none(), true, Set.of("github.com"), Set.of(), URI.create("https://api.github.com"));
     }
 

@@ -32,11 +32,17 @@ public final class Accounts {
     private final Store store;
     private final PasswordHasher hasher;
     private final Clock clock;
+    private final AccountWatch watch = new AccountWatch();
 
     Accounts(Store store, PasswordHasher hasher, Clock clock) {
         this.store = store;
         this.hasher = hasher;
         this.clock = clock;
+    }
+
+    /** What ends an account's runs, streams and sockets when it is deleted. */
+    public AccountWatch watch() {
+        return watch;
     }
 
     /** True while no account has ever been created (setup not complete). */
@@ -135,7 +141,10 @@ public final class Accounts {
         return store.read(h -> h.createQuery("SELECT * FROM users ORDER BY id").map(USER).list());
     }
 
-    /** Deletes an account with its keys and tickets. An account cannot delete itself. */
+    /**
+     * Deletes an account with its keys and tickets, then ends its live work at once through {@link #watch()}: its
+     * runs are cancelled, its streams end and its sockets close. An account cannot delete itself.
+     */
     public void delete(long actingUserId, long id) {
         if (actingUserId == id) {
             throw new WorkspaceException.Conflict(ErrorCodes.CONFLICT, "you cannot delete your own account");
@@ -144,6 +153,7 @@ public final class Accounts {
         if (n == 0) {
             throw new WorkspaceException.NotFound(ErrorCodes.USER_NOT_FOUND, "no such user");
         }
+        watch.deleted(id);
     }
 
     static String key(String username) {

@@ -19,7 +19,7 @@ import org.agentworkspace.api.vcs.VcsOptions;
 import org.agentworkspace.api.vcs.VcsStatus;
 
 /**
- * A {@link Vcs} whose file paths (the diff's file, the commit's files) pass {@link PathGuard#resolveEntry} before
+ * A {@link Vcs} whose file paths (the diff's file, the commit's, stage's and unstage's files) pass {@link PathGuard#resolveEntry} before
  * they reach the implementation: the same confinement rules as the file API, so {@code lnk/x} with {@code lnk}
  * pointing outside the project is {@code PATH_OUTSIDE_PROJECT} here too.
  */
@@ -67,6 +67,18 @@ public final class GuardedVcs implements Vcs {
     public CommitResult commit(CommitRequest request) {
         request.files().forEach(this::check);
         return delegate.commit(request);
+    }
+
+    @Override
+    public VcsStatus stage(java.util.List<org.agentworkspace.api.files.RelativePath> paths) {
+        paths.forEach(this::check);
+        return delegate.stage(paths);
+    }
+
+    @Override
+    public VcsStatus unstage(java.util.List<org.agentworkspace.api.files.RelativePath> paths) {
+        paths.forEach(this::check); // the entry need not exist (a staged deletion)
+        return delegate.unstage(paths);
     }
 
     @Override

@@ -427,6 +427,13 @@ public final class ProjectFiles {
         }
     }
 
+    /**
+     * The deepest folder tree a delete walks (levels below the folder deleted). The walk holds one open directory
+     * per level and recurses per level, so an unbounded depth ran the thread out of stack (a 500); a deeper tree is
+     * refused before anything is deleted.
+     */
+    static final int MAX_DELETE_DEPTH = 512;
+
     /** Removes a directory tree without ever following a link; returns how many entries went. */
     private static long deleteTree(Path dir) throws IOException {
         Path parent = dir.getParent();
@@ -436,7 +443,13 @@ public final class ProjectFiles {
                 long removed;
                 try (SecureDirectoryStream<Path> stream = secureParent.newDirectoryStream(name,
                         LinkOption.NOFOLLOW_LINKS)) {
-                    removed = deleteContents(stream);
+                    if (deeperThan(stream, MAX_DELETE_DEPTH)) {
+                        throw tooDeep();
+                    }
+                }
+                try (SecureDirectoryStream<Path> stream = secureParent.newDirectoryStream(name,
+                        LinkOption.NOFOLLOW_LINKS)) {
+                    removed = deleteContents(stream, MAX_DELETE_DEPTH);
                 }
                 secureParent.deleteDirectory(name);
                 return removed + 1;
@@ -445,7 +458,38 @@ public final class ProjectFiles {
         return deleteTreeWalking(dir);
     }
 
-    private static long deleteContents(SecureDirectoryStream<Path> stream) throws IOException {
+    private static WorkspaceException tooDeep() {
+        return new WorkspaceException.Validation(FileErrorCodes.TREE_TOO_DEEP, "the folder holds a tree more than "
+                + MAX_DELETE_DEPTH + " levels deep; nothing was deleted: delete its deepest parts first");
+    }
+
+    /** Whether the tree under {@code stream} has folders more than {@code levels} levels down (links not followed). */
+    private static boolean deeperThan(SecureDirectoryStream<Path> stream, int levels) throws IOException {
+        List<Path> dirs = new ArrayList<>();
+        for (Path child : stream) {
+            Path name = child.getFileName();
+            if (stream.getFileAttributeView(name, BasicFileAttributeView.class, LinkOption.NOFOLLOW_LINKS)
+                    .readAttributes().isDirectory()) {
+                dirs.add(name);
+            }
+        }
+        if (dirs.isEmpty()) {
+            return false;
+        }
+        if (levels == 0) {
+            return true;
+        }
+        for (Path name : dirs) {
+            try (SecureDirectoryStream<Path> sub = stream.newDirectoryStream(name, LinkOption.NOFOLLOW_LINKS)) {
+                if (deeperThan(sub, levels - 1)) {
+                    return true;
+                }
+            }
+        }
+        return false;
+    }
+
+    private static long deleteContents(SecureDirectoryStream<Path> stream, int levels) throws IOException {
         List<Path> names = new ArrayList<>();
         for (Path child : stream) {
             names.add(child.getFileName());
@@ -455,8 +499,12 @@ public final class ProjectFiles {
             BasicFileAttributes attributes = stream.getFileAttributeView(name, BasicFileAttributeView.class,
                     LinkOption.NOFOLLOW_LINKS).readAttributes();
             if (attributes.isDirectory()) {
+                if (levels == 0) {
+                    // the tree grew deeper after the check
+                    throw tooDeep();
+                }
                 try (SecureDirectoryStream<Path> sub = stream.newDirectoryStream(name, LinkOption.NOFOLLOW_LINKS)) {
-                    removed += deleteContents(sub);
+                    removed += deleteContents(sub, levels - 1);
                 }
                 stream.deleteDirectory(name);
             } else {

@@ -254,14 +254,14 @@ public final class Notifications implements AutoCloseable {
         boolean ok = info.status() == RunStatus.SUCCEEDED && !Boolean.FALSE.equals(summary.success());
         if (ok) {
             String text = summary.text() == null || summary.text().isBlank() ? "The run ended." : summary.text();
-            raise(userId, NotificationKind.STOP, provider + " finished" + where, runs.redact(info.provider(), text),
+            raise(userId, NotificationKind.STOP, provider + " finished" + where, runs.redact(info, text),
                     ctx);
         } else {
             String title = provider + (info.status() == RunStatus.TIMED_OUT ? " timed out" : " failed") + where;
             String body = summary.error() != null && !summary.error().message().isBlank() ? summary.error().message()
                     : info.reason() != null ? info.reason()
                     : info.exitCode() != null ? "exit code " + info.exitCode() : "The run failed.";
-            raise(userId, NotificationKind.ERROR, title, runs.redact(info.provider(), body), ctx);
+            raise(userId, NotificationKind.ERROR, title, runs.redact(info, body), ctx);
         }
     }
 

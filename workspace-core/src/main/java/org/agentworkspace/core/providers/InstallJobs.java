@@ -85,7 +85,8 @@ public final class InstallJobs implements AutoCloseable {
     /**
      * Starts installing the provider's CLI.
      *
-     * @param version a version or dist-tag, or {@code null} for {@code latest}
+     * @param version a version or dist-tag, or {@code null} for the version the test suite runs against
+     *                ({@link TestedVersions})
      * @throws WorkspaceException.Validation {@code UNSUPPORTED_CAPABILITY} when the CLI is not on npm (the message
      *         says how to install it), {@code VALIDATION_FAILED} for a malformed version
      * @throws WorkspaceException.Conflict {@code INSTALL_IN_PROGRESS} when a job of this provider is not finished
@@ -95,7 +96,8 @@ public final class InstallJobs implements AutoCloseable {
         if (!facts.installable()) {
             throw new WorkspaceException.Validation(ProviderErrorCodes.UNSUPPORTED_CAPABILITY, facts.installHint());
         }
-        String spec = version == null || version.isBlank() ? "latest" : version.strip();
+        String spec = version == null || version.isBlank() ? TestedVersions.of(provider).orElse("latest")
+                : version.strip();
         if (!VERSION_SPEC.matcher(spec).matches()) {
             throw WorkspaceException.Validation.of("version must be a version or dist-tag such as 2.1.0 or latest");
         }

@@ -16,8 +16,10 @@ import org.agentworkspace.api.WorkspaceException;
  * <p>Rules: the name is 1–64 of {@code A-Z a-z 0-9 . _ -}; the command is an absolute path or a bare program name
  * (found on PATH by the CLI), never relative ({@code ./x}), never starting with {@code -}, without control
  * characters; arguments and values contain no NUL or line break; environment names are
- * {@code [A-Za-z_][A-Za-z0-9_]*} and never one that changes how a program or its interpreter loads
- * ({@link #FORBIDDEN_ENV}, and the prefixes {@link #FORBIDDEN_ENV_PREFIXES}).
+ * {@code [A-Za-z_][A-Za-z0-9_]*} and never one that changes how a program, its interpreter, its shell or its package
+ * manager loads and is configured, or where it connects ({@link #FORBIDDEN_ENV}, the prefixes
+ * {@link #FORBIDDEN_ENV_PREFIXES}, the suffixes {@link #FORBIDDEN_ENV_SUFFIXES}). Names of the kind MCP servers
+ * document ({@code GITHUB_PERSONAL_ACCESS_TOKEN}, {@code BRAVE_API_KEY}, {@code DATABASE_URL}) pass.
  */
 public record McpServerSpec(String name, String command, List<String> args, Map<String, String> env) {
     public static final Pattern NAME = Pattern.compile("[A-Za-z0-9._-]{1,64}");
@@ -27,15 +29,31 @@ public record McpServerSpec(String name, String command, List<String> args, Map<
     private static final int MAX_ENV = 128;
     private static final int MAX_VALUE = 8192;
 
-    /** Variables that let a value hijack the loader or an interpreter; refused (compared case-insensitively). */
+    /**
+     * Variables that let a value hijack the loader, an interpreter, a shell's start-up, a package manager or the
+     * network path of what the server runs; refused (compared case-insensitively), besides the families of
+     * {@link #FORBIDDEN_ENV_PREFIXES} and {@link #FORBIDDEN_ENV_SUFFIXES}.
+     */
     public static final Set<String> FORBIDDEN_ENV = Set.of(
-            "PATH", "NODE_OPTIONS", "NODE_PATH", "NODE_REPL_EXTERNAL_MODULE", "PYTHONSTARTUP", "PYTHONPATH",
-            "PYTHONHOME", "PYTHONINSPECT", "PYTHONUSERBASE", "PYTHONBREAKPOINT", "PERL5OPT", "PERL5LIB", "PERLLIB",
-            "PERL5DB", "RUBYOPT", "RUBYLIB", "BASH_ENV", "ENV", "PROMPT_COMMAND", "PS4", "SHELLOPTS", "BASHOPTS",
-            "IFS", "JAVA_TOOL_OPTIONS", "_JAVA_OPTIONS", "JDK_JAVA_OPTIONS", "CLASSPATH", "GCONV_PATH",
-            "GLIBC_TUNABLES", "GIT_SSH_COMMAND", "GIT_EXEC_PATH", "GIT_ASKPASS", "SSH_ASKPASS");
-    /** Prefixes refused: the dynamic loaders, exported bash functions, npm settings (npx obeys them). */
-    public static final List<String> FORBIDDEN_ENV_PREFIXES = List.of("LD_", "DYLD_", "BASH_FUNC_", "NPM_CONFIG_");
+            "PATH", "HOME", "SHELL", "ENV", "BASH_ENV", "ZDOTDIR", "PROMPT_COMMAND", "PS4", "SHELLOPTS", "BASHOPTS",
+            "IFS", "CDPATH", "EDITOR", "VISUAL", "PAGER", "MANPAGER", "BROWSER", "LESSOPEN", "LESSCLOSE",
+            "SSH_ASKPASS", "SUDO_ASKPASS", "JAVA_TOOL_OPTIONS", "_JAVA_OPTIONS", "JDK_JAVA_OPTIONS", "CLASSPATH",
+            "MAVEN_OPTS", "GRADLE_OPTS", "GCONV_PATH", "GLIBC_TUNABLES", "LOCPATH", "NLSPATH", "HOSTALIASES",
+            "RES_OPTIONS", "LOCALDOMAIN", "RUSTC", "RUSTC_WRAPPER", "RUSTC_WORKSPACE_WRAPPER", "RUSTDOC", "RUSTFLAGS",
+            "GOFLAGS", "GOPROXY", "GOSUMDB", "GONOSUMDB", "GONOSUMCHECK", "GOPRIVATE", "GOINSECURE", "GOTOOLCHAIN",
+            "GOENV", "GOROOT", "GOPATH", "GOBIN", "SSL_CERT_FILE", "SSL_CERT_DIR", "REQUESTS_CA_BUNDLE",
+            "CURL_CA_BUNDLE", "CURL_HOME", "WGETRC", "OPENSSL_CONF", "OPENSSL_ENGINES", "SSLKEYLOGFILE");
+    /**
+     * Prefixes refused: the dynamic loaders, exported bash functions, node, python, perl and ruby settings, git (its
+     * configuration, helpers and hooks: {@code GIT_CONFIG_*}, {@code GIT_SSH_COMMAND} …), the XDG folders (where git
+     * and others read their configuration), and the package managers an MCP command is often started through
+     * (npx, uvx, pip, cargo, bun, deno …).
+     */
+    public static final List<String> FORBIDDEN_ENV_PREFIXES = List.of("LD_", "DYLD_", "BASH_FUNC_", "NODE_", "NPM_",
+            "YARN_", "PNPM_", "COREPACK_", "BUN_", "DENO_", "PYTHON", "PIP_", "PIPX_", "UV_", "POETRY_", "CONDA_",
+            "VIRTUAL_ENV", "PERL", "RUBY", "GEM_", "BUNDLE_", "GIT_", "XDG_", "CARGO_", "RUSTUP_");
+    /** Suffixes refused: proxies ({@code HTTPS_PROXY}, {@code ALL_PROXY}, {@code NO_PROXY} …). */
+    public static final List<String> FORBIDDEN_ENV_SUFFIXES = List.of("_PROXY");
 
     public McpServerSpec {
         if (name == null || !NAME.matcher(name).matches()) {
@@ -107,8 +125,10 @@ public record McpServerSpec(String name, String command, List<String> args, Map<
             throw WorkspaceException.Validation.of("env names must match [A-Za-z_][A-Za-z0-9_]*");
         }
         String upper = k.toUpperCase(Locale.ROOT);
-        if (FORBIDDEN_ENV.contains(upper) || FORBIDDEN_ENV_PREFIXES.stream().anyMatch(upper::startsWith)) {
-            throw WorkspaceException.Validation.of("env " + k + " is refused: it changes how programs are loaded");
+        if (FORBIDDEN_ENV.contains(upper) || FORBIDDEN_ENV_PREFIXES.stream().anyMatch(upper::startsWith)
+                || FORBIDDEN_ENV_SUFFIXES.stream().anyMatch(upper::endsWith)) {
+            throw WorkspaceException.Validation.of("env " + k + " is refused: it changes how programs are loaded, "
+                    + "configured or reach the network");
         }
     }
 

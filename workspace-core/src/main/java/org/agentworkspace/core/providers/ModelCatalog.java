@@ -50,7 +50,7 @@ public final class ModelCatalog {
         this.fetchedTtl = fetchedTtl;
         this.http = new LazyHttpClient(() -> HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(10))
                 .followRedirects(HttpClient.Redirect.NEVER).build());
-        credentials.onChange(cache::remove);
+        credentials.onChange(this::drop);
     }
 
     /**
@@ -64,14 +64,24 @@ public final class ModelCatalog {
     private record Entry(List<ModelEntry> models, Instant fetchedAt, String error) {
     }
 
-    /** The provider's catalog (see the class comment for when the endpoint is asked). */
+    /** The provider's catalog through the service-wide credential (see the class comment). */
     public Result list(String provider) {
+        return list(provider, null);
+    }
+
+    /**
+     * The provider's catalog as account {@code userId} sees it: asked with the credential a run of that account
+     * would use (its own key, else the service key), cached per provider and credential owner.
+     */
+    public Result list(String provider, Long userId) {
         ProviderFacts facts = ProviderFacts.of(provider);
-        ProviderCredentials creds = credentials.credentialsFor(provider);
+        ProviderCredentialStore.Resolved resolved = credentials.resolve(provider, userId);
+        ProviderCredentials creds = resolved.credentials();
         if (!creds.hasApiKey() || endpoint(facts, creds) == null) {
             return new Result(builtin(facts), null, false, null);
         }
-        Entry e = cache.get(provider);
+        String cacheKey = resolved.source() == ProviderCredentialStore.Source.OWN ? provider + "#" + userId : provider;
+        Entry e = cache.get(cacheKey);
         Instant now = clock.instant();
         if (e != null) {
             Duration ttl = e.error() == null ? fetchedTtl : FAILURE_TTL;
@@ -94,14 +104,19 @@ public final class ModelCatalog {
             Thread.currentThread().interrupt();
             return new Result(builtin(facts), null, false, "interrupted");
         }
-        cache.put(provider, fresh);
+        cache.put(cacheKey, fresh);
         return new Result(fresh.models(), fresh.fetchedAt(), false, fresh.error());
     }
 
     /** Drops the provider's cached catalog; the next {@link #list} asks the endpoint again. */
     public void clear(String provider) {
         ProviderFacts.of(provider);
-        cache.remove(provider);
+        drop(provider);
+    }
+
+    /** Drops the provider's entries: the service-wide one and every account's. */
+    private void drop(String provider) {
+        cache.keySet().removeIf(k -> k.equals(provider) || k.startsWith(provider + "#"));
     }
 
     static List<ModelEntry> builtin(ProviderFacts facts) {

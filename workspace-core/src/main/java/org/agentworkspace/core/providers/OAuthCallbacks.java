@@ -55,7 +55,22 @@ public final class OAuthCallbacks {
     public record Result(String provider, boolean forwarded, Integer port, boolean stored, String masked) {
     }
 
+    /** As {@link #paste(String, String, Long, boolean)}, storing a token as the service-wide key. */
     public Result paste(String provider, String url, Long userId) throws InterruptedException {
+        return paste(provider, url, userId, true);
+    }
+
+    /**
+     * Handles a pasted callback URL.
+     *
+     * @param userId who pastes it
+     * @param shared a token from the URL becomes the service-wide key ({@code true}; the route allows that to
+     *               administrators only) or {@code userId}'s own key ({@code false}, which needs {@code userId})
+     */
+    public Result paste(String provider, String url, Long userId, boolean shared) throws InterruptedException {
+        if (!shared && userId == null) {
+            throw new IllegalArgumentException("an account's own key needs the account");
+        }
         ProviderFacts.of(provider);
         if (url == null || url.isBlank() || url.length() > 8192 || url.chars().anyMatch(c -> c < 0x20 || c == 0x7f)) {
             throw invalid("url must be the callback URL from the browser's address bar");
@@ -100,8 +115,11 @@ public final class OAuthCallbacks {
             }
         }
         if (credential != null) {
-            ProviderCredentialStore.Info info = credentials.save(provider, credential,
-                    credentials.find(provider).map(ProviderCredentialStore.Info::baseUrl).orElse(null), userId);
+            ProviderCredentialStore.Info info = shared
+                    ? credentials.save(provider, credential,
+                            credentials.find(provider).map(ProviderCredentialStore.Info::baseUrl).orElse(null), userId)
+                    : credentials.saveOwn(userId, provider, credential, credentials.findOwn(userId, provider)
+                            .map(ProviderCredentialStore.Info::baseUrl).orElse(null));
             return new Result(provider, false, null, true, info.masked());
         }
         throw invalid("the URL holds an authorization code, but no login is waiting for it"

@@ -181,27 +181,40 @@ public final class ProviderManagement implements AutoCloseable {
         return adapter.plan(spec, binary, launch);
     }
 
-    /** Installed, version, binary, authenticated. */
+    /** Installed, version, binary, authenticated, for a run of no account (the service-wide key only). */
     public ProviderStatus status(String provider) {
+        return status(provider, null);
+    }
+
+    /**
+     * Installed, version, binary, authenticated, as a run started now by account {@code userId} would find it: its
+     * own stored key, else the service key, else the CLI's own login ({@link ProviderStatus#effectiveSource}).
+     */
+    public ProviderStatus status(String provider, Long userId) {
         ProviderFacts f = ProviderFacts.of(provider);
         Optional<Path> binary = resolveBinary(provider);
         StatusProbe.Probe version = binary.map(probe::version).orElse(null);
         boolean installed = version != null && version.ok();
         String method = null;
         String source = null;
-        Optional<ProviderCredentialStore.Info> stored = credentials.find(provider);
-        if (stored.isPresent()) {
+        ProviderCredentialStore.Source stored = credentials.source(provider, userId);
+        String effective = stored.wire();
+        if (stored == ProviderCredentialStore.Source.OWN) {
             method = "stored-key";
-            source = "Agent Workspace credential store";
+            source = "your own key (Agent Workspace credential store)";
+        } else if (stored == ProviderCredentialStore.Source.SERVICE) {
+            method = "stored-key";
+            source = "the service key (Agent Workspace credential store)";
         } else {
             Optional<String> login = probe.cliLogin(f, installed ? binary : Optional.empty());
             if (login.isPresent()) {
                 method = "cli-login";
                 source = login.get();
+                effective = "cli-login";
             }
         }
         return new ProviderStatus(provider, installed, method != null, version == null ? null : version.version(),
-                binary.map(Path::toString).orElse(null), method, source);
+                binary.map(Path::toString).orElse(null), method, source, effective);
     }
 
     public ProviderCredentialStore credentials() {

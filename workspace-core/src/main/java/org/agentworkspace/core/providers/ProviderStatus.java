@@ -11,7 +11,10 @@ package org.agentworkspace.core.providers;
  * @param binaryPath    the binary a run would spawn, or {@code null}
  * @param authMethod    {@code stored-key}, {@code cli-login}, or {@code null} when not authenticated
  * @param authSource    where the credential was found (a path shown with {@code ~}, or a command), or {@code null}
+ * @param effectiveSource what a run the asking account starts now would use: {@code own} (its own stored key),
+ *                      {@code service} (the service-wide key), {@code cli-login} (the CLI's own login) or
+ *                      {@code none}
  */
 public record ProviderStatus(String id, boolean installed, boolean authenticated, String version, String binaryPath,
-                             String authMethod, String authSource) {
+                             String authMethod, String authSource, String effectiveSource) {
 }

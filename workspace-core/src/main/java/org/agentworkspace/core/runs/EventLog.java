@@ -346,6 +346,28 @@ final class EventLog implements AutoCloseable {
         });
     }
 
+    /**
+     * Deletes up to {@code batch} ended runs (rows and logs, one transaction) that finished before
+     * {@code finishedBefore} or are not among the {@code keep} newest runs by creation.
+     *
+     * @return how many runs were deleted
+     */
+    int deleteEnded(long finishedBefore, int keep, int batch) {
+        return store.write(h -> {
+            List<String> ids = h.createQuery("SELECT id FROM runs WHERE status NOT IN ('queued', 'running') "
+                            + "AND (finished_at < :before OR id NOT IN "
+                            + "(SELECT id FROM runs ORDER BY created_at DESC, id DESC LIMIT :keep)) "
+                            + "ORDER BY created_at, id LIMIT :batch")
+                    .bind("before", finishedBefore).bind("keep", keep).bind("batch", batch)
+                    .mapTo(String.class).list();
+            if (!ids.isEmpty()) {
+                h.createUpdate("DELETE FROM run_events WHERE run_id IN (<ids>)").bindList("ids", ids).execute();
+                h.createUpdate("DELETE FROM runs WHERE id IN (<ids>)").bindList("ids", ids).execute();
+            }
+            return ids.size();
+        });
+    }
+
     /** Ids of runs the store still has queued or running. */
     List<String> unfinished() {
         return store.read(h -> h.createQuery("SELECT id FROM runs WHERE status IN ('queued', 'running') ORDER BY id")

@@ -63,6 +63,7 @@ public final class RunEngine implements AutoCloseable {
     private final Map<String, Integer> runningByProvider = new HashMap<>();
     private int running;
     private boolean closed;
+    private java.util.concurrent.ScheduledExecutorService sweeper;
 
     private RunEngine(Store store, RunSettings settings, Clock clock) {
         this.store = store;
@@ -326,6 +327,52 @@ public final class RunEngine implements AutoCloseable {
         return settings;
     }
 
+    /**
+     * Starts the periodic retention sweep ({@link RunRetention}): the first sweep a few seconds from now (or after
+     * {@code every}, whichever is sooner), then every {@code every}. A failing sweep is logged and the next one runs
+     * as planned, so the sweep never stops by itself; {@link #close()} stops it. Calling this again replaces the
+     * previous schedule.
+     */
+    public synchronized void retain(RunRetention retention) {
+        Objects.requireNonNull(retention, "retention");
+        if (sweeper != null) {
+            sweeper.shutdownNow();
+        }
+        sweeper = java.util.concurrent.Executors.newSingleThreadScheduledExecutor(r -> Thread.ofPlatform().daemon()
+                .name("aw-run-retention").unstarted(r));
+        long every = retention.every().toMillis();
+        sweeper.scheduleWithFixedDelay(() -> {
+            try {
+                sweep(retention);
+            } catch (Throwable t) {
+                // never rethrown: an exception would cancel every later sweep
+                LOG.log(System.Logger.Level.WARNING, "run retention sweep failed; retrying in " + retention.every(), t);
+            }
+        }, Math.min(every, 5_000), every, java.util.concurrent.TimeUnit.MILLISECONDS);
+    }
+
+    /**
+     * Deletes ended runs (rows and event logs) that finished more than {@code maxAge} ago or are beyond the
+     * {@code maxCount} newest runs; queued and running runs stay. In transactions of at most 500 runs.
+     *
+     * @return how many runs were deleted
+     */
+    public int sweep(RunRetention retention) {
+        long before = clock.instant().minus(retention.maxAge()).toEpochMilli();
+        int total = 0;
+        while (true) {
+            int n = log.deleteEnded(before, retention.maxCount(), 500);
+            total += n;
+            if (n < 500) {
+                break;
+            }
+        }
+        if (total > 0) {
+            LOG.log(System.Logger.Level.INFO, "run retention: deleted " + total + " ended runs");
+        }
+        return total;
+    }
+
     /** Counters of this engine since it opened. */
     public RunStats stats() {
         int r;
@@ -351,6 +398,11 @@ public final class RunEngine implements AutoCloseable {
      */
     @Override
     public void close() {
+        synchronized (this) {
+            if (sweeper != null) {
+                sweeper.shutdownNow();
+            }
+        }
         List<ActiveRun> queued;
         schedule.lock();
         try {
@@ -454,6 +506,25 @@ public final class RunEngine implements AutoCloseable {
     /** The ids of the runs this engine holds queued or running right now. */
     public List<String> activeIds() {
         return List.copyOf(active.keySet());
+    }
+
+    /**
+     * Cancels every queued or running run of this engine whose metadata names {@code "userId": userId} (the account
+     * that started it): called when that account is deleted.
+     *
+     * @return how many runs are being cancelled
+     */
+    public int cancelOwnedBy(long userId) {
+        int n = 0;
+        for (ActiveRun r : new ArrayList<>(active.values())) {
+            if (json.userId(r.request.metadata()) == userId && cancel(r.id)) {
+                n++;
+            }
+        }
+        if (n > 0) {
+            LOG.log(System.Logger.Level.INFO, "cancelled " + n + " runs of deleted account " + userId);
+        }
+        return n;
     }
 
     private void requireExists(String runId) {

@@ -24,6 +24,8 @@ final class RunProcess implements Runnable {
     static final Duration KILL_DEADLINE = Duration.ofSeconds(5);
     /** How long the readers may take to reach the end of output once every process is gone. */
     private static final Duration DRAIN = Duration.ofSeconds(5);
+    /** The reason of a run stopped by {@link RunSettings#maxRunBytes()}, before the limit and its unit. */
+    static final String OUTPUT_LIMIT = "output limit: stopped after storing ";
 
     private final RunEngine engine;
     private final ActiveRun run;
@@ -152,6 +154,9 @@ final class RunProcess implements Runnable {
         if (timeout != null) {
             extra.put("timeout", timeout);
         }
+        if (ending != null && ending.reason().startsWith(OUTPUT_LIMIT)) {
+            extra.put("limit", "output");
+        }
         if (left > 0) {
             extra.put("leftoverProcesses", left);
         }
@@ -170,14 +175,19 @@ final class RunProcess implements Runnable {
         try {
             LineReader.Line line;
             while ((line = reader.next()) != null) {
-                stdoutBytes += line.bytes() + 1;
                 if (!storingStdout || (line.text().isEmpty() && !line.truncated())) {
                     continue;
                 }
+                // What is stored counts, not what the CLI wrote: a cut line stores at most maxLineBytes, so one huge
+                // line no longer uses up the whole budget and hides the result that follows it.
+                stdoutBytes += Math.min(line.bytes(), settings.maxLineBytes()) + 1;
                 if (stdoutBytes > settings.maxRunBytes()) {
                     storingStdout = false;
                     append(EntryKind.TRUNCATED, engine.json().object().put("what", "output")
                             .put("limit", settings.maxRunBytes()).toString());
+                    // A CLI that keeps printing past the cap is stopped rather than drained until its timeout.
+                    run.requestStop(new ActiveRun.Stop(RunStatus.FAILED, OUTPUT_LIMIT + settings.maxRunBytes()
+                            + " bytes of output"));
                     continue;
                 }
                 long seq = append(EntryKind.NATIVE, engine.json().line(line.text(), line.truncated()));

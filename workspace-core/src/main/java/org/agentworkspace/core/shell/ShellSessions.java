@@ -138,6 +138,18 @@ public final class ShellSessions implements AutoCloseable {
         return s.kill();
     }
 
+    /** Ends every terminal of this user (the account was deleted); returns how many. */
+    public int closeAllOf(String userId) {
+        int n = 0;
+        for (ShellSession s : new ArrayList<>(sessions.values())) {
+            if (s.userId().equals(userId)) {
+                close(s);
+                n++;
+            }
+        }
+        return n;
+    }
+
     /** Kills terminals detached or idle past their limit; returns how many. */
     public int reap() {
         int n = 0;

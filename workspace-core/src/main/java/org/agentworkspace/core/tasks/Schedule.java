@@ -149,11 +149,17 @@ public sealed interface Schedule {
         if (v == null || v.isNull()) {
             return Optional.empty();
         }
+        Instant at;
         try {
-            return Optional.of(java.time.OffsetDateTime.parse(v.asText()).toInstant());
+            at = java.time.OffsetDateTime.parse(v.asText()).toInstant();
         } catch (DateTimeParseException e) {
             throw invalid("schedule." + field + " must be an ISO-8601 date-time with an offset");
         }
+        // times are stored as epoch milliseconds: a year like +999999999 does not fit (it was a 500)
+        if (at.isBefore(Instant.EPOCH) || at.isAfter(Instant.parse("9999-12-31T23:59:59.999Z"))) {
+            throw invalid("schedule." + field + " must be between the years 1970 and 9999");
+        }
+        return Optional.of(at);
     }
 
     private static Instant ceilMillis(Instant i) {

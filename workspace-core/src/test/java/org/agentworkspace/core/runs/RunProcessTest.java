@@ -2,6 +2,7 @@ package org.agentworkspace.core.runs;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -99,20 +100,36 @@ class RunProcessTest {
     }
 
     @Test
-    void aFloodStopsBeingStoredAtTheRunLimitButIsDrainedToTheEnd() throws Exception {
+    void aLineLongerThanTheRunLimitIsCutAndWhatFollowsIsStoredAndParsed() throws Exception {
+        // 3 MiB in one line against a 1 MiB run limit: the cut line stores 4 KiB, so the budget is not used up
         RunEngine engine = engine(base().withOutputLimits(4096, 1L << 20, 4096));
-        // ~6.4 MB of stdout and 40 KB of stderr; the process must still run to its end (exit 7)
+        RunHandle run = engine.start(RunRequest.of("claude", fx.script("huge",
+                "echo '{\"before\":1}'; head -c 3145728 /dev/zero | tr '\\0' 'a'; echo; echo '{\"after\":1}'"),
+                line -> List.of(line)));
+        assertEquals(RunStatus.SUCCEEDED, run.awaitCompletion(Duration.ofSeconds(20)).orElseThrow().status());
+        List<RunEntry> log = RunFixtures.all(engine, run.id());
+        assertEquals(3, of(log, EntryKind.NATIVE).size());
+        assertEquals(List.of("{\"before\":1}", "{\"after\":1}"),
+                of(log, EntryKind.EVENT).stream().map(RunEntry::payload).toList());
+        assertEquals(1, of(log, EntryKind.TRUNCATED).size(), "only the line flag, no output flag");
+    }
+
+    @Test
+    void aFloodPastTheRunLimitStopsTheRunWithAClearStatus() throws Exception {
+        RunEngine engine = engine(base().withOutputLimits(4096, 1L << 20, 4096));
+        // stdout without end (and 40 KB of stderr): storing stops at the limit and the run is stopped there
         RunHandle run = engine.start(RunRequest.of("claude", fx.script("flood", """
                 i=0; while [ $i -lt 1000 ]; do echo "stderr line $i" >&2; i=$((i+1)); done
-                yes '{"flood":"xxxxxxxxxxxxxxxxxxxxxxxxxxxxxx"}' | head -n 200000
+                yes '{"flood":"xxxxxxxxxxxxxxxxxxxxxxxxxxxxxx"}'
                 echo '{"last":true}'
                 exit 7"""), RunFixtures.claudeParser()));
         RunInfo info = run.awaitCompletion(Duration.ofSeconds(30)).orElseThrow();
         assertEquals(RunStatus.FAILED, info.status());
-        assertEquals(7, info.exitCode(), "drained to the end, not killed");
+        assertEquals("output limit: stopped after storing 1048576 bytes of output", info.reason());
+        assertNotEquals(7, info.exitCode(), "stopped, not run to its end");
         List<RunEntry> log = RunFixtures.all(engine, run.id());
         long stored = of(log, EntryKind.NATIVE).size();
-        // 43 bytes a line: the limit of 1 MiB holds at most 24,385 of the 200,000
+        // 43 bytes a line: the limit of 1 MiB holds at most 24,385 lines
         assertTrue(stored > 20_000 && stored <= (1 << 20) / 43, "stored lines stop at the run limit: " + stored);
         assertFalse(of(log, EntryKind.NATIVE).getLast().payload().contains("last"));
         List<String> truncated = of(log, EntryKind.TRUNCATED).stream().map(RunEntry::payload).toList();
@@ -121,8 +138,10 @@ class RunProcessTest {
         assertEquals(2, truncated.size());
         long stderrBytes = of(log, EntryKind.STDERR).stream().mapToLong(e -> e.payload().length() - 11 + 1).sum();
         assertTrue(stderrBytes <= 4096, "stderr bounded: " + stderrBytes);
+        assertTrue(log.getLast().payload().contains("\"limit\":\"output\""), log.getLast().payload());
         // the parser's closing event still comes, right before the end
-        assertEquals("{\"kind\":\"complete\",\"exitCode\":7}", log.get(log.size() - 2).payload());
+        assertTrue(log.get(log.size() - 2).payload().startsWith("{\"kind\":\"complete\""),
+                log.get(log.size() - 2).payload());
     }
 
     @Test

@@ -171,6 +171,7 @@ public final class ChatEndpoint implements AutoCloseable {
         private final Map<String, Subscription> subscriptions = new HashMap<>();
         private final AtomicBoolean counted = new AtomicBoolean();
         private volatile Principal principal;
+        private volatile org.agentworkspace.core.auth.AccountWatch.Watch watch;
 
         @Override
         public Optional<Headers> onHttpUpgrade(HttpPrologue prologue, Headers headers) throws WsUpgradeException {
@@ -182,6 +183,9 @@ public final class ChatEndpoint implements AutoCloseable {
         @Override
         public void onOpen(WsSession session) {
             pump.start(session, timer);
+            // deleting the account closes the socket at once (its runs are cancelled by the engine)
+            watch = gate.accountWatch().watch(principal.user().id(),
+                    () -> closeWith(CLOSE_ACCOUNT_DELETED, "the account was deleted"));
         }
 
         @Override
@@ -318,7 +322,7 @@ public final class ChatEndpoint implements AutoCloseable {
             meta.put("projectId", projectName);
             meta.put("clientRequestId", clientRequestId);
             RunHandle h = runs.start(new AgentRunRequest(provider, message, dir, text(m, "model"), sessionId, meta,
-                    mode));
+                    mode, principal.user().id()));
             sessions.watch(h.id(), sessionId);
             RunInfo info = runs.engine().find(h.id()).orElseThrow();
             follow(info, 0, sessionId, clientRequestId);
@@ -550,7 +554,7 @@ public final class ChatEndpoint implements AutoCloseable {
                     ev = json.createObjectNode();
                     ev.put("kind", e.kind().wireName());
                     ObjectNode data = ev.putObject("data");
-                    data.put("line", runs.redact(provider, payload.path("line").asText()));
+                    data.put("line", runs.redact(e.runId(), provider, payload.path("line").asText()));
                     if (payload.path("truncated").asBoolean(false)) {
                         data.put("truncated", true);
                     }
@@ -644,6 +648,9 @@ public final class ChatEndpoint implements AutoCloseable {
         @Override
         protected void end() {
             pump.stop();
+            if (watch != null) {
+                watch.close();
+            }
             synchronized (subscriptions) {
                 for (Iterator<Subscription> it = subscriptions.values().iterator(); it.hasNext(); ) {
                     it.next().stop();

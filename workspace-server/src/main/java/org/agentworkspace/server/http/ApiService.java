@@ -30,6 +30,11 @@ public abstract class ApiService implements HttpService {
         return guard.json();
     }
 
+    /** Ends a stream of this service the moment its account is deleted (docs/auth.md). */
+    protected final org.agentworkspace.core.auth.AccountWatch accountWatch() {
+        return guard.accountWatch();
+    }
+
     @Override
     public final void routing(HttpRules rules) {
         declare(new Routes(rules));
@@ -85,7 +90,8 @@ public abstract class ApiService implements HttpService {
                 throw new IllegalArgumentException("a body limit cannot be negative");
             }
             table.add(new RouteTable.Route(method.text(), path, access, family));
-            rules.route(method, path, (req, res) -> guard.handle(access, maxBodyBytes, req, res, handler));
+            BodyShape shape = guard.bodyShape(method.text(), path);
+            rules.route(method, path, (req, res) -> guard.handle(access, maxBodyBytes, shape, req, res, handler));
             return this;
         }
     }

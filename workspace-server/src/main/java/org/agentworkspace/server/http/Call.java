@@ -27,13 +27,15 @@ public final class Call {
     private final Principal principal;
     private final Json json;
     private final long maxBody;
+    private final BodyShape shape;
 
-    Call(ServerRequest req, ServerResponse res, Principal principal, Json json, long maxBody) {
+    Call(ServerRequest req, ServerResponse res, Principal principal, Json json, long maxBody, BodyShape shape) {
         this.req = req;
         this.res = res;
         this.principal = principal;
         this.json = json;
         this.maxBody = maxBody;
+        this.shape = Objects.requireNonNull(shape, "shape");
     }
 
     public ServerRequest request() {
@@ -53,8 +55,25 @@ public final class Call {
         return Optional.ofNullable(principal);
     }
 
-    /** The JSON body as a tree, or an empty object when the request has no body. */
+    /**
+     * The JSON body as a tree, or an empty object when the request has no body. The {@link Guard} has already read
+     * it, and refused a top-level field the OpenAPI document does not list for this route ({@link BodyShape}).
+     */
     public JsonNode body() {
+        if (body == null) {
+            body = readBody();
+        }
+        return body;
+    }
+
+    private JsonNode body;
+
+    /** Reads and checks the body before the handler runs: an unknown field is refused before anything is done. */
+    void checkBody() {
+        body();
+    }
+
+    private JsonNode readBody() {
         byte[] bytes = bodyBytes();
         if (bytes.length == 0) {
             return json.mapper().createObjectNode();
@@ -63,6 +82,7 @@ public final class Call {
         if (!node.isObject()) {
             throw new WorkspaceException.Validation(ErrorCodes.VALIDATION_FAILED, "the request body must be a JSON object");
         }
+        shape.check(node);
         return node;
     }
 

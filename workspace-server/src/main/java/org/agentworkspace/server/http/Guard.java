@@ -60,11 +60,29 @@ public final class Guard {
         return json;
     }
 
-    public Guard(Authentication auth, SessionTokens tokens, ServerConfig config, Json json) {
+    /** What ends streams and sockets of an account the moment it is deleted. */
+    public org.agentworkspace.core.auth.AccountWatch accountWatch() {
+        return auth.accounts().watch();
+    }
+
+    /**
+     * @param bodyFields the top-level fields each operation's JSON body may hold, by "METHOD path"
+     *                   ({@link OpenApiDocument#bodyFields()}); any other field is refused by {@link Call#body()}
+     */
+    public Guard(Authentication auth, SessionTokens tokens, ServerConfig config, Json json,
+                 java.util.Map<String, java.util.Set<String>> bodyFields) {
         this.auth = auth;
         this.tokens = tokens;
         this.config = config;
         this.json = json;
+        this.bodyFields = java.util.Map.copyOf(bodyFields);
+    }
+
+    private final java.util.Map<String, java.util.Set<String>> bodyFields;
+
+    /** The fields a body of this route may hold (none when the document gives the route no JSON body). */
+    BodyShape bodyShape(String method, String path) {
+        return new BodyShape(method + " " + path, bodyFields.getOrDefault(method + " " + path, java.util.Set.of()));
     }
 
     /** How a request proved who it is. */
@@ -79,9 +97,10 @@ public final class Guard {
      * @param maxBody the route's body limit; 0 for the server's default ({@code --max-payload-bytes}). A declared
      *                {@code Content-Length} over it is refused (413) before anything else; a chunked body is cut
      *                off by {@link Call} when it grows past it
+     * @param shape   the fields the route's body may hold ({@link Call#body()} refuses any other)
      */
-    void handle(Access access, long maxBody, ServerRequest req, ServerResponse res, ApiService.Handler handler)
-            throws Exception {
+    void handle(Access access, long maxBody, BodyShape shape, ServerRequest req, ServerResponse res,
+                ApiService.Handler handler) throws Exception {
         long limit = maxBody > 0 ? maxBody : config.maxPayloadBytes();
         if (req.headers().contentLength().orElse(0L) > limit) {
             throw new WorkspaceException.PayloadTooLarge("the request body is over " + limit + " bytes");
@@ -104,7 +123,12 @@ public final class Guard {
         if (unsafe) {
             requireJsonBody(req);
         }
-        handler.handle(new Call(req, res, principal, json, limit));
+        Call call = new Call(req, res, principal, json, limit, shape);
+        if (unsafe) {
+            // every change route, whether or not its handler reads a body: an unknown field is a 400 naming it
+            call.checkBody();
+        }
+        handler.handle(call);
     }
 
     /** A ticket spent on a refused WebSocket upgrade, and why it was refused. */

@@ -181,6 +181,54 @@ public final class OpenApiDocument {
         }
     }
 
+    /**
+     * The top-level fields the document allows in the JSON body of each operation, by "METHOD path": the
+     * {@code properties} of its {@code application/json} request schema (after {@code $ref}s, with those of
+     * {@code allOf}/{@code anyOf}/{@code oneOf} branches). An operation without a documented JSON body allows none.
+     * The {@link Guard} refuses any other field with a 400 naming it: the document is the one list of what a body
+     * may hold.
+     */
+    public Map<String, java.util.Set<String>> bodyFields() {
+        Map<String, java.util.Set<String>> out = new java.util.HashMap<>();
+        for (Iterator<Map.Entry<String, JsonNode>> it = root.path("paths").fields(); it.hasNext(); ) {
+            Map.Entry<String, JsonNode> e = it.next();
+            for (Iterator<Map.Entry<String, JsonNode>> m = e.getValue().fields(); m.hasNext(); ) {
+                Map.Entry<String, JsonNode> op = m.next();
+                if (!List.of("get", "put", "post", "delete", "patch").contains(op.getKey())) {
+                    continue;
+                }
+                java.util.Set<String> fields = new java.util.TreeSet<>();
+                JsonNode schema = resolve(resolve(op.getValue().path("requestBody")).path("content")
+                        .path("application/json").path("schema"));
+                collectProperties(schema, fields, 0);
+                out.put(op.getKey().toUpperCase(Locale.ROOT) + " " + e.getKey(), java.util.Set.copyOf(fields));
+            }
+        }
+        return out;
+    }
+
+    private void collectProperties(JsonNode schema, java.util.Set<String> into, int depth) {
+        if (depth > 8 || !schema.isObject()) {
+            return;
+        }
+        schema.path("properties").fieldNames().forEachRemaining(into::add);
+        for (String k : List.of("allOf", "anyOf", "oneOf")) {
+            for (JsonNode branch : schema.path(k)) {
+                collectProperties(resolve(branch), into, depth + 1);
+            }
+        }
+    }
+
+    /** Follows local {@code $ref}s ({@code #/components/...}). */
+    private JsonNode resolve(JsonNode node) {
+        for (int i = 0; i < 8 && node.has("$ref"); i++) {
+            String ref = node.get("$ref").asText();
+            node = ref.startsWith("#") ? root.at(ref.substring(1)) : com.fasterxml.jackson.databind.node
+                    .MissingNode.getInstance();
+        }
+        return node;
+    }
+
     /** All documented operations as "METHOD path". */
     public List<String> operations() {
         List<String> out = new ArrayList<>();

@@ -207,6 +207,7 @@ public final class Views {
         m.put("added", s.added());
         m.put("deleted", s.deleted());
         m.put("untracked", s.untracked());
+        m.put("staged", s.staged());
         return m;
     }
 

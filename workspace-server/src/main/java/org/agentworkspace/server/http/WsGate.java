@@ -25,6 +25,11 @@ import org.agentworkspace.api.WorkspaceException;
 public final class WsGate {
     private final Guard guard;
 
+    /** What closes the sockets of an account the moment it is deleted. */
+    public org.agentworkspace.core.auth.AccountWatch accountWatch() {
+        return guard.accountWatch();
+    }
+
     public WsGate(Guard guard) {
         this.guard = guard;
     }

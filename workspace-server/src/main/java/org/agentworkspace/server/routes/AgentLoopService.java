@@ -297,7 +297,8 @@ public final class AgentLoopService extends ApiService {
         meta.put("userId", call.principal().user().id());
         meta.put("projectId", project);
         meta.put("planId", id);
-        RunHandle handle = runs.start(new AgentRunRequest(agentType, prompt.text(), dir, model, null, meta));
+        RunHandle handle = runs.start(new AgentRunRequest(agentType, prompt.text(), dir, model, null, meta, null,
+                call.principal().user().id()));
         CiRepairPlans.Plan p = plans.record(id, project, handle.id(), agentType, model, failingJob, prompt,
                 call.principal().user().username());
         call.send(Status.ACCEPTED_202, view(p, false));

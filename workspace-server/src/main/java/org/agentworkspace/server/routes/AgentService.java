@@ -169,7 +169,7 @@ public final class AgentService extends ApiService {
             meta.put("userId", principal.user().id());
             req.githubUrl().ifPresent(u -> meta.put("githubUrl", u.display()));
             RunHandle handle = runs.start(new AgentRunRequest(req.provider(), req.message(), project, req.model(),
-                    req.sessionId(), meta));
+                    req.sessionId(), meta, null, principal.user().id()));
             if (req.stream()) {
                 stream(call, req, handle, project, ndjson);
             } else {
@@ -204,7 +204,8 @@ public final class AgentService extends ApiService {
     private void stream(Call call, Request req, RunHandle handle, Path project, boolean ndjson)
             throws InterruptedException {
         RunStreams.Out out = ndjson ? streams.ndjson(call.response()) : streams.sse(call.response());
-        try (RunCursor cursor = handle.follow(0)) {
+        try (RunCursor cursor = handle.follow(0);
+             var watch = accountWatch().watch(call.principal().user().id(), () -> { })) {
             streams.pump(cursor, req.provider(), new RunStreams.Frames() {
                 @Override
                 public void event(RunEntry entry, ObjectNode event, RunStreams.Out o) {
@@ -239,7 +240,7 @@ public final class AgentService extends ApiService {
                 public void log(RunEntry entry, ObjectNode line, RunStreams.Out o) {
                     // stderr stays in the run log; the legacy stream carries provider events only
                 }
-            }, out);
+            }, out, watch::ended);
             out.close();
         } catch (UncheckedIOException e) {
             // the client went away: a legacy run has no other reader, so stop it

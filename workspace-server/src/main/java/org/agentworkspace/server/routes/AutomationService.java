@@ -111,7 +111,8 @@ public final class AutomationService extends ApiService {
         meta.put("route", "automation");
         meta.put("userId", call.principal().user().id());
         meta.put("projectId", projectId.orElse(null));
-        RunHandle handle = runs.start(new AgentRunRequest(provider, prompt, dir, model, null, meta));
+        RunHandle handle = runs.start(new AgentRunRequest(provider, prompt, dir, model, null, meta, null,
+                call.principal().user().id()));
         RunInfo info = handle.info();
         call.send(Status.ACCEPTED_202, view(info, runs.summary(info)));
     }
@@ -219,7 +220,7 @@ public final class AutomationService extends ApiService {
         RunCursor cursor = runs.engine().follow(info.id(), after);
         RunStreams.Out out = streams.sse(call.response());
         String provider = info.provider();
-        try (cursor) {
+        try (cursor; var watch = accountWatch().watch(call.principal().user().id(), () -> { })) {
             streams.pump(cursor, provider, new RunStreams.Frames() {
                 @Override
                 public void event(RunEntry entry, ObjectNode event, RunStreams.Out o) {
@@ -247,7 +248,7 @@ public final class AutomationService extends ApiService {
                 public void log(RunEntry entry, ObjectNode line, RunStreams.Out o) {
                     o.emit(entry.seq(), "log", line);
                 }
-            }, out);
+            }, out, watch::ended);
             out.close();
         } catch (UncheckedIOException e) {
             // the client went away; the run goes on and can be followed again
@@ -298,7 +299,10 @@ public final class AutomationService extends ApiService {
         if (info.status().terminal() && info.status() != RunStatus.SUCCEEDED) {
             ObjectNode e = r.putObject("error");
             e.put("code", "RUN_" + info.status().name());
-            e.put("message", summary.error() != null ? summary.error().code() + ": " + summary.error().message()
+            // a run the engine stopped for its output says so, not what the cut-off CLI could not report
+            boolean stoppedForOutput = info.findReason().filter(why -> why.startsWith("output limit:")).isPresent();
+            e.put("message", summary.error() != null && !stoppedForOutput
+                    ? summary.error().code() + ": " + summary.error().message()
                     : info.findReason().orElse("the run " + RunStreams.statusName(info.status())));
         } else {
             r.putNull("error");

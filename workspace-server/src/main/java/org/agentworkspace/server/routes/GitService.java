@@ -9,6 +9,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 
 import org.agentworkspace.api.Scope;
 import org.agentworkspace.api.User;
+import org.agentworkspace.api.WorkspaceException;
 import org.agentworkspace.api.files.RelativePath;
 import org.agentworkspace.api.vcs.CheckoutResult;
 import org.agentworkspace.api.vcs.CommitIdentity;
@@ -21,6 +22,7 @@ import org.agentworkspace.api.vcs.PullResult;
 import org.agentworkspace.api.vcs.PushRequest;
 import org.agentworkspace.api.vcs.PushResult;
 import org.agentworkspace.api.vcs.Vcs;
+import org.agentworkspace.api.vcs.VcsErrorCodes;
 import org.agentworkspace.api.vcs.VcsOptions;
 import org.agentworkspace.core.projects.ProjectRegistry;
 import org.agentworkspace.core.secrets.GitTokens;
@@ -58,6 +60,8 @@ public final class GitService extends ApiService {
                 .get("/api/git/diff", read, this::diff)
                 .get("/api/git/branches", read, this::branches)
                 .post("/api/git/commit", write, this::commit)
+                .post("/api/git/stage", write, this::stage)
+                .post("/api/git/unstage", write, this::unstage)
                 .post("/api/git/push", write, this::push)
                 .post("/api/git/pull", write, this::pull)
                 .post("/api/git/checkout", write, this::checkout);
@@ -102,6 +106,40 @@ public final class GitService extends ApiService {
         try (Vcs vcs = open(project)) {
             CommitResult c = vcs.commit(new CommitRequest(message, files, author));
             call.ack("commit", c.commitId(), "branch", c.branch());
+        } catch (WorkspaceException.Conflict e) {
+            if (VcsErrorCodes.NOTHING_STAGED.equals(e.code())) {
+                throw new WorkspaceException.Conflict(VcsErrorCodes.NOTHING_STAGED, e.getMessage()
+                        + " (POST /api/git/stage with {project, files}, or POST /api/git/commit with files)");
+            }
+            throw e;
+        }
+    }
+
+    /** {@code {project, files?}}: stages the named paths (none: every change), answers the new status. */
+    private void stage(Call call) {
+        JsonNode body = call.body();
+        String project = Call.requiredString(body, "project");
+        List<RelativePath> files = Call.optionalStrings(body, "files").orElse(List.of()).stream()
+                .map(RelativePath::parse).toList();
+        try (Vcs vcs = open(project)) {
+            Map<String, Object> m = new java.util.LinkedHashMap<>();
+            m.put("success", true);
+            m.putAll(Views.gitStatus(vcs.stage(files)));
+            call.ok(m);
+        }
+    }
+
+    /** {@code {project, files?}}: unstages the named paths (none: the whole index), answers the new status. */
+    private void unstage(Call call) {
+        JsonNode body = call.body();
+        String project = Call.requiredString(body, "project");
+        List<RelativePath> files = Call.optionalStrings(body, "files").orElse(List.of()).stream()
+                .map(RelativePath::parse).toList();
+        try (Vcs vcs = open(project)) {
+            Map<String, Object> m = new java.util.LinkedHashMap<>();
+            m.put("success", true);
+            m.putAll(Views.gitStatus(vcs.unstage(files)));
+            call.ok(m);
         }
     }
 

@@ -9,6 +9,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 
 import io.helidon.http.Status;
 
+import org.agentworkspace.api.ErrorCodes;
 import org.agentworkspace.api.Scope;
 import org.agentworkspace.api.WorkspaceException;
 import org.agentworkspace.core.auth.Authentication;
@@ -74,12 +75,32 @@ public final class ProvidersService extends ApiService {
     }
 
     private void inventory(Call call) {
+        long me = call.principal().user().id();
+        Map<String, Optional<ProviderCredentialStore.Info>> service = pm.credentials().inventory();
+        Map<String, Optional<ProviderCredentialStore.Info>> own = pm.credentials().inventoryOwn(me);
         Map<String, Object> out = new LinkedHashMap<>();
-        pm.credentials().inventory().forEach((id, info) -> out.put(id, credentialView(info)));
+        service.forEach((id, info) -> out.put(id, credentialView(own.get(id), info)));
         call.ok(out);
     }
 
-    static Map<String, Object> credentialView(Optional<ProviderCredentialStore.Info> info) {
+    /**
+     * One provider in the inventory, for the caller: the top-level fields describe the credential a run the caller
+     * starts now would use (own, else service), {@code effectiveSource} says which (or {@code none}: the CLI's own
+     * login, if it has one), and {@code own} and {@code service} describe both levels. Never a key.
+     */
+    static Map<String, Object> credentialView(Optional<ProviderCredentialStore.Info> own,
+                                              Optional<ProviderCredentialStore.Info> service) {
+        Optional<ProviderCredentialStore.Info> effective = own.isPresent() ? own : service;
+        Map<String, Object> m = level(effective);
+        m.put("effectiveSource", own.isPresent() ? ProviderCredentialStore.Source.OWN.wire()
+                : service.isPresent() ? ProviderCredentialStore.Source.SERVICE.wire()
+                : ProviderCredentialStore.Source.NONE.wire());
+        m.put("own", level(own));
+        m.put("service", level(service));
+        return m;
+    }
+
+    private static Map<String, Object> level(Optional<ProviderCredentialStore.Info> info) {
         Map<String, Object> m = new LinkedHashMap<>();
         m.put("hasCredential", info.isPresent());
         m.put("masked", info.map(ProviderCredentialStore.Info::masked).orElse(null));
@@ -89,7 +110,7 @@ public final class ProvidersService extends ApiService {
     }
 
     private void status(Call call) {
-        ProviderStatus s = pm.status(provider(call));
+        ProviderStatus s = pm.status(provider(call), call.principal().user().id());
         Map<String, Object> m = new LinkedHashMap<>();
         m.put("id", s.id());
         m.put("installed", s.installed());
@@ -98,34 +119,61 @@ public final class ProvidersService extends ApiService {
         m.put("binaryPath", s.binaryPath());
         m.put("authMethod", s.authMethod());
         m.put("authSource", s.authSource());
+        m.put("effectiveSource", s.effectiveSource());
         call.ok(m);
+    }
+
+    /**
+     * {@code shared: true} names the service-wide credential, which only administrators may set or remove: any
+     * other account doing so could point every other account's runs at an endpoint of its choosing.
+     */
+    private static boolean shared(Call call, boolean shared) {
+        if (shared && !call.principal().user().admin()) {
+            throw new WorkspaceException.Forbidden(ErrorCodes.ADMIN_REQUIRED,
+                    "only administrators set the service-wide credential; leave out shared to store your own key");
+        }
+        return shared;
     }
 
     private void saveKey(Call call) {
         String provider = provider(call);
         JsonNode body = call.body();
-        ProviderCredentialStore.Info info = pm.credentials().save(provider, Call.requiredString(body, "apiKey"),
-                Call.optionalString(body, "baseUrl").orElse(null), call.principal().user().id());
+        only(body, "apiKey", "baseUrl", "shared");
+        boolean shared = shared(call, Call.optionalBoolean(body, "shared", false));
+        String apiKey = Call.requiredString(body, "apiKey");
+        String baseUrl = Call.optionalString(body, "baseUrl").orElse(null);
+        long me = call.principal().user().id();
+        ProviderCredentialStore.Info info = shared ? pm.credentials().save(provider, apiKey, baseUrl, me)
+                : pm.credentials().saveOwn(me, provider, apiKey, baseUrl);
         Map<String, Object> m = new LinkedHashMap<>();
         m.put("success", true);
         m.put("provider", provider);
+        m.put("shared", shared);
         m.put("hasCredential", true);
         m.put("masked", info.masked());
         m.put("baseUrl", info.baseUrl());
+        m.put("effectiveSource", pm.credentials().source(provider, me).wire());
         call.noStore().ok(m);
     }
 
     private void deleteKey(Call call) {
-        call.ack("removed", pm.credentials().delete(provider(call)));
+        String provider = provider(call);
+        boolean shared = shared(call, call.booleanQuery("shared", false));
+        long me = call.principal().user().id();
+        call.ack("removed", shared ? pm.credentials().delete(provider) : pm.credentials().deleteOwn(me, provider));
     }
 
     private void oauthPaste(Call call) throws InterruptedException {
         String provider = provider(call);
-        OAuthCallbacks.Result r = pm.oauth().paste(provider, Call.requiredString(call.body(), "url"),
-                call.principal().user().id());
+        JsonNode body = call.body();
+        only(body, "url", "shared");
+        boolean shared = shared(call, Call.optionalBoolean(body, "shared", false));
+        OAuthCallbacks.Result r = pm.oauth().paste(provider, Call.requiredString(body, "url"),
+                call.principal().user().id(), shared);
         Map<String, Object> m = new LinkedHashMap<>();
         m.put("success", true);
         m.put("provider", provider);
+        m.put("shared", shared);
         m.put("hasCredential", true);
         m.put("masked", r.masked());
         m.put("forwarded", r.forwarded());
@@ -133,8 +181,19 @@ public final class ProvidersService extends ApiService {
         call.noStore().ok(m);
     }
 
+    /** Refuses a body field the route does not know (400 {@code VALIDATION_FAILED}), so a typo is not ignored. */
+    private static void only(JsonNode body, String... fields) {
+        List<String> known = List.of(fields);
+        for (var it = body.fieldNames(); it.hasNext(); ) {
+            String f = it.next();
+            if (!known.contains(f)) {
+                throw WorkspaceException.Validation.of("unknown field " + f.substring(0, Math.min(64, f.length())));
+            }
+        }
+    }
+
     private void models(Call call) {
-        List<Map<String, Object>> out = pm.models().list(provider(call)).models().stream().map(ProvidersService::model)
+        List<Map<String, Object>> out = pm.models().list(provider(call), call.principal().user().id()).models().stream().map(ProvidersService::model)
                 .toList();
         call.ok(out);
     }

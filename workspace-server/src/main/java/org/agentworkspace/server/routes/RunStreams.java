@@ -145,21 +145,42 @@ final class RunStreams {
      * @throws UncheckedIOException the client went away
      */
     void pump(RunCursor cursor, String provider, Frames frames, Out out) throws InterruptedException {
+        pump(cursor, provider, frames, out, () -> false);
+    }
+
+    /** How often a stream looks at {@code ended} while the run is quiet. */
+    static final Duration ENDED_CHECK = Duration.ofMillis(250);
+
+    /**
+     * As {@link #pump(RunCursor, String, Frames, Out)}, and ends within {@link #ENDED_CHECK} once {@code ended} says
+     * so (the account that opened the stream was deleted), with an {@code error} event {@code CREDENTIAL_REVOKED}.
+     */
+    void pump(RunCursor cursor, String provider, Frames frames, Out out, java.util.function.BooleanSupplier ended)
+            throws InterruptedException {
         JsonNode pendingNative = null;
+        long nextBeat = System.nanoTime() + KEEP_ALIVE.toNanos();
         while (true) {
-            Optional<RunEntry> next = cursor.poll(KEEP_ALIVE);
+            if (ended.getAsBoolean()) {
+                out.emit(0, "error", mapper.createObjectNode().put("code", "CREDENTIAL_REVOKED")
+                        .put("message", "the account that opened this stream was deleted"));
+                return;
+            }
+            Optional<RunEntry> next = cursor.poll(ENDED_CHECK);
             if (next.isEmpty()) {
                 if (cursor.finished()) {
                     return;
                 }
-                out.keepAlive();
+                if (System.nanoTime() - nextBeat >= 0) {
+                    nextBeat = System.nanoTime() + KEEP_ALIVE.toNanos();
+                    out.keepAlive();
+                }
                 continue;
             }
             RunEntry e = next.get();
             JsonNode payload = parse(e.payload());
             switch (e.kind()) {
                 case NATIVE -> {
-                    String line = runs.redact(provider, payload.path("line").asText());
+                    String line = runs.redact(e.runId(), provider, payload.path("line").asText());
                     pendingNative = parseLine(line);
                 }
                 case EVENT -> {
@@ -189,7 +210,7 @@ final class RunStreams {
                     line.put("at", e.at().toString());
                     line.put("stream", e.kind() == EntryKind.STDERR ? "stderr" : "system");
                     line.put("text", e.kind() == EntryKind.STDERR
-                            ? runs.redact(provider, payload.path("line").asText())
+                            ? runs.redact(e.runId(), provider, payload.path("line").asText())
                             : e.kind().wireName() + " " + e.payload());
                     frames.log(e, line, out);
                 }

@@ -14,6 +14,7 @@ import io.helidon.http.HeaderNames;
 import io.helidon.http.HeaderValues;
 import io.helidon.http.sse.SseEvent;
 import io.helidon.webserver.sse.SseSink;
+import org.agentworkspace.core.auth.AccountWatch;
 
 import org.agentworkspace.api.Principal;
 import org.agentworkspace.api.Scope;
@@ -259,7 +260,20 @@ public final class SystemService extends ApiService {
         // an id above the newest kept one (another server's, a store put back from a backup) would silence the
         // stream for good: such a stream starts after the newest, as one without the header
         long cursor = lastEventId(call).filter(id -> id <= newest).orElse(newest);
-        try (SseSink sink = call.response().sink(SseSink.TYPE)) {
+        // deleting the account ends the stream at once: the wait below is interrupted (only while this stream is
+        // open, under the lock, so a late deletion never interrupts the connection's next request)
+        Thread streaming = Thread.currentThread();
+        Object lock = new Object();
+        boolean[] open = {true};
+        AccountWatch.Watch watch = accountWatch().watch(user, () -> {
+            synchronized (lock) {
+                if (open[0]) {
+                    streaming.interrupt();
+                }
+            }
+        });
+        SseSink sink = call.response().sink(SseSink.TYPE);
+        try (sink) {
             Map<String, Object> ready = new LinkedHashMap<>();
             ready.put("version", build.version());
             ready.put("user", Map.of("id", p.user().id(), "username", p.user().username()));
@@ -269,13 +283,26 @@ public final class SystemService extends ApiService {
             long nextBeat = now + HEARTBEAT.toNanos();
             while (true) {
                 Duration wait = Duration.ofNanos(Math.max(0, Math.min(nextCheck, nextBeat) - System.nanoTime()));
-                if (notify) {
-                    for (Notification n : notifications.awaitAfter(user, cursor, wait)) {
-                        sink.emit(event(n.id(), "notification", n.view()));
-                        cursor = n.id();
+                try {
+                    if (notify) {
+                        for (Notification n : notifications.awaitAfter(user, cursor, wait)) {
+                            sink.emit(event(n.id(), "notification", n.view()));
+                            cursor = n.id();
+                        }
+                    } else {
+                        Thread.sleep(wait.toMillis());
                     }
-                } else {
-                    Thread.sleep(wait.toMillis());
+                } catch (InterruptedException e) {
+                    if (!watch.ended()) {
+                        throw e;
+                    }
+                    synchronized (lock) {
+                        open[0] = false;
+                    }
+                    Thread.interrupted();
+                    sink.emit(event(cursor, "error", Map.of("code", "CREDENTIAL_REVOKED",
+                            "message", "the account that opened this stream was deleted")));
+                    return;
                 }
                 now = System.nanoTime();
                 if (now - nextCheck >= 0) {
@@ -293,6 +320,19 @@ public final class SystemService extends ApiService {
             }
         } catch (java.io.UncheckedIOException e) {
             // the client went away
+        } catch (InterruptedException e) {
+            if (!watch.ended()) {
+                throw e;
+            }
+        } finally {
+            synchronized (lock) {
+                open[0] = false;
+            }
+            watch.close();
+            if (watch.ended()) {
+                // the deletion's interrupt is spent here, not on the connection
+                Thread.interrupted();
+            }
         }
     }
 

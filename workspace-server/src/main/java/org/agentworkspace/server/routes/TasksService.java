@@ -110,7 +110,9 @@ public final class TasksService extends ApiService {
         meta.put("userId", t.userId());
         meta.put("projectId", t.projectId());
         meta.put("taskId", t.id());
-        return runs.start(new AgentRunRequest(t.agentType(), t.prompt(), dir, t.model(), null, meta));
+        // the task's owner's credential: a task never runs on the key of whoever else is signed in
+        return runs.start(new AgentRunRequest(t.agentType(), t.prompt(), dir, t.model(), null, meta, null,
+                t.userId()));
     }
 
     private void create(Call call) {

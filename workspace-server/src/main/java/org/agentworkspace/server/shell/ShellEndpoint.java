@@ -63,6 +63,8 @@ public final class ShellEndpoint implements AutoCloseable {
         this.limits = limits;
         this.json = json;
         this.timer = SocketPump.heartbeatTimer("shell");
+        // a deleted account's terminals are killed, not kept for a reattach
+        gate.accountWatch().onDeleted(id -> shells.closeAllOf(String.valueOf(id)));
     }
 
     /** A listener for one new socket. */
@@ -101,6 +103,7 @@ public final class ShellEndpoint implements AutoCloseable {
                 MAX_MESSAGES_PER_SECOND, pump);
         private volatile Principal principal;
         private volatile ShellSession shell;
+        private volatile org.agentworkspace.core.auth.AccountWatch.Watch watch;
         private final java.util.concurrent.atomic.AtomicBoolean counted = new java.util.concurrent.atomic.AtomicBoolean();
 
         @Override
@@ -112,6 +115,9 @@ public final class ShellEndpoint implements AutoCloseable {
         @Override
         public void onOpen(WsSession session) {
             pump.start(session, timer);
+            // deleting the account closes the socket at once (its terminals are killed: see the constructor)
+            watch = gate.accountWatch().watch(principal.user().id(),
+                    () -> closeWith(CLOSE_ACCOUNT_DELETED, "the account was deleted"));
             int n = connections.merge(userId(), 1, Integer::sum);
             counted.set(true);
             if (n > limits.maxConnectionsPerUser()) {
@@ -340,6 +346,9 @@ public final class ShellEndpoint implements AutoCloseable {
         @Override
         protected void end() {
             pump.stop();
+            if (watch != null) {
+                watch.close();
+            }
             ShellSession s = shell;
             if (s != null) {
                 s.detach(this);

@@ -12,6 +12,12 @@ import io.helidon.websocket.WsSession;
 public abstract class PumpedListener implements WsListener {
     private final String name;
 
+    /**
+     * Close code of a socket whose account was deleted while it was open (private-use range 4000-4999; 4401 as in
+     * "401, no longer authenticated"). docs/live-channels.md, docs/shell.md.
+     */
+    public static final int CLOSE_ACCOUNT_DELETED = 4401;
+
     protected PumpedListener(String name) {
         this.name = name;
     }

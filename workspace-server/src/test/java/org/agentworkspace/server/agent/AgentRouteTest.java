@@ -185,6 +185,9 @@ class AgentRouteTest {
             JsonNode e = expect(other.post("/api/agent", body("message", "hi", "projectPath", project.toString(),
                     "stream", false), "X-API-Key", k), 503, "PROVIDER_NOT_INSTALLED");
             assertNotNull(e);
+            // the answer says how to get it (issue 17: a newcomer had to find the install route alone)
+            String message = e.path("error").path("message").asText();
+            assertTrue(message.contains("POST /api/providers/claude/install") && message.contains("PATH"), message);
         }
     }
 }

@@ -21,8 +21,8 @@ import java.util.stream.Stream;
 
 import com.fasterxml.jackson.databind.JsonNode;
 
-import org.agentworkspace.api.provider.ProviderCredentials;
 import org.agentworkspace.core.agent.AgentSettings;
+import org.agentworkspace.server.ServerConfig;
 import org.agentworkspace.server.TestServer;
 import org.agentworkspace.testkit.mockllm.MockLlmServer;
 import org.agentworkspace.testkit.mockllm.RecordedRequest;
@@ -40,16 +40,22 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
 /**
- * The six real CLIs from npm (cached by {@link RealCli#ensureInstalled}) driven THROUGH THE RUNNING SERVER's
- * {@code POST /api/agent} against the mock LLM: a buffered run returns the mock's text, a session id and usage; a
- * streamed run carries the write tool call the mock scripted and the file appears in the project; a second request
- * with the session id resumes the session (all but grok, which has no sessions). Each CLI gets its own HOME through
- * the provider environment setting; the credential comes from the {@code ProviderCredentialsSource}. The runs use
- * the routes' non-interactive permission mode (bypass). Skipped, with the reason printed, only when node or npm is
- * missing.
+ * The six real CLIs from npm (cached by {@link RealCli#ensureInstalled}) driven THROUGH THE RUNNING SERVER against the
+ * mock LLM, with every credential set the way a user sets it: each provider's key and base URL (the mock) saved by a
+ * signed-in user through {@code POST /api/providers/{p}/auth/api-key}. The server is configured only as an operator
+ * would: the binaries ({@code --cli-path}) and its environment (an isolated {@code HOME} and a {@code PATH} with node
+ * 22), nothing about keys.
  *
- * <p>The server's history homes are those HOMEs, so afterwards the sessions the real CLIs wrote are read back through
- * the history routes: listed under the run's project with the first prompt as title, and every message page by page.
+ * <p>Per CLI: {@code POST /api/agent} buffered (the mock's text, a session id, usage), streamed (the write tool call
+ * the mock scripted, and the file appears in the project) and resumed by session id (all but grok, which has no
+ * sessions); {@code POST /api/automation/run} followed on its event stream to {@code done}; a scheduled {@code once}
+ * task; and a run of a second account, whose own key reaches the mock. The mock's request log proves each run sent
+ * the key its account stored. The runs use the routes' non-interactive permission mode (bypass). Skipped, with the
+ * reason printed, only when node or npm is missing.
+ *
+ * <p>The server's history home is that HOME (plus gemini's own), so afterwards the sessions the real CLIs wrote are
+ * read back through the history routes: listed under the run's project with the first prompt as title, and every
+ * message page by page.
  */
 @Tag("real-cli")
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
@@ -71,11 +77,33 @@ class RealCliAgentE2ETest {
     TestServer s;
     String key;
     String admin;
+    String bob;
+    String bobKey;
     /** The session id of each provider's first (and resumed) run. */
     final Map<String, String> sessions = new java.util.concurrent.ConcurrentHashMap<>();
 
     static String apiKey(String provider) {
         return "sk-aw-e2e-" + provider;
+    }
+
+    static String bobsKey(String provider) {
+        return "sk-aw-e2e-bob-" + provider;
+    }
+
+    /**
+     * The test server's configuration, in one place: what an operator sets (the binaries). Anything an operator must
+     * allow for the mock (a loopback endpoint, say) goes here.
+     */
+    static ServerConfig configure(ServerConfig c, Map<String, Path> bins) {
+        return c.withAgent(AgentSettings.defaults().withBinaries(bins));
+    }
+
+    /** Saves the provider's key and the mock as its base URL through the route, as the signed-in user. */
+    void storeKey(String session, String provider, String apiKey) {
+        JsonNode saved = expect(s.post("/api/providers/" + provider + "/auth/api-key", Map.of("apiKey", apiKey,
+                "baseUrl", mock.baseUrl() + URL_SUFFIX.getOrDefault(provider, "")), TestServer.bearer(session)), 200,
+                null);
+        assertEquals("own", saved.path("effectiveSource").asText(), saved.toString());
     }
 
     @BeforeAll
@@ -87,28 +115,26 @@ class RealCliAgentE2ETest {
         Assumptions.assumeTrue(missing.isEmpty(), () -> missing.orElse(""));
         Path node = RealCli.ensureNode();
         Map<String, Path> bins = new HashMap<>();
-        Map<String, Map<String, String>> env = new HashMap<>();
-        List<Path> homes = new java.util.ArrayList<>();
         for (String id : MODELS.keySet()) {
-            Path bin = RealCli.ensureInstalled(id);
-            bins.put(id, bin);
-            Path home = home(id);
-            homes.add(home);
-            Files.createDirectories(tmp.resolve("tmpdir-" + id));
-            env.put(id, Map.of("HOME", home.toString(), "TMPDIR", tmp.resolve("tmpdir-" + id).toString(),
-                    "PATH", bin.getParent() + ":" + node + ":/usr/local/bin:/usr/bin:/bin",
-                    "CLAUDE_CODE_MAX_RETRIES", "0"));
+            bins.put(id, RealCli.ensureInstalled(id));
         }
+        Path home = home();
+        Path tmpdir = Files.createDirectories(tmp.resolve("tmpdir"));
         mock = MockLlmServer.create().start();
-        s = TestServer.start(c -> c.withAgent(AgentSettings.defaults().withBinaries(bins).withProviderEnv(env)
-                .withCredentials(id -> new ProviderCredentials(apiKey(id), mock.baseUrl()
-                        + URL_SUFFIX.getOrDefault(id, "")))).withEngine(c.engine().withHistoryHomes(
-                        // gemini runs with GEMINI_CLI_HOME=<data dir>/providers/gemini (GeminiProvider), so its
-                        // sessions are there, not under its HOME; the default history home (HOME) misses them
-                        java.util.stream.Stream.concat(homes.stream(), Stream.of(c.engine().dataDir()
-                                .resolve("providers").resolve("gemini"))).toList())));
+        // the operator's environment: HOME, TMPDIR and a PATH with node 22 (the engine's environment map, which the
+        // runs inherit like any server's); no credential anywhere in it
+        s = TestServer.start(c -> configure(c, bins), Map.of("HOME", home.toString(), "TMPDIR", tmpdir.toString(),
+                "PATH", node + ":/usr/local/bin:/usr/bin:/bin"));
         admin = s.registerAdmin();
         key = s.createKey(admin, "e2e", List.of("tasks:write", "tasks:read"))[1];
+        expect(s.post("/api/users", Map.of("username", "bob", "password", "bob-password-1"),
+                TestServer.bearer(admin)), 201, null);
+        bob = s.login("bob", "bob-password-1");
+        bobKey = s.createKey(bob, "bob-e2e", List.of("tasks:write", "tasks:read"))[1];
+        for (String id : MODELS.keySet()) {
+            storeKey(admin, id, apiKey(id));
+            storeKey(bob, id, bobsKey(id));
+        }
     }
 
     @AfterAll
@@ -121,10 +147,11 @@ class RealCliAgentE2ETest {
         }
     }
 
-    private Path home(String id) throws Exception {
-        Path home = Files.createDirectories(tmp.resolve("home-" + id));
-        if (id.equals("opencode")) {
-            // on a fresh HOME opencode npm-installs its plugin in the background; pre-seed it from the cache
+    private Path home() throws Exception {
+        Path home = Files.createDirectories(tmp.resolve("home"));
+        {
+            // on a fresh HOME opencode npm-installs its plugin in the background; pre-seed it from the cache, as an
+            // operator's HOME would have it after the first run
             Path dir = Files.createDirectories(home.resolve(".config/opencode"));
             Path plugin = RealCli.cacheDir().resolve("opencode-plugin-" + RealCli.spec("opencode").version());
             for (String f : List.of("package.json", "package-lock.json")) {
@@ -140,6 +167,10 @@ class RealCliAgentE2ETest {
     }
 
     private JsonNode buffered(String provider, Path project, String message, String sessionId) {
+        return buffered(provider, project, message, sessionId, key);
+    }
+
+    private JsonNode buffered(String provider, Path project, String message, String sessionId, String apiKey) {
         Map<String, Object> body = new HashMap<>(Map.of("message", message, "provider", provider,
                 "model", MODELS.get(provider), "projectPath", project.toString(), "stream", false));
         if (sessionId != null) {
@@ -148,7 +179,7 @@ class RealCliAgentE2ETest {
         HttpRequest req;
         try {
             req = HttpRequest.newBuilder(s.uri("/api/agent")).timeout(Duration.ofMinutes(3))
-                    .header("Content-Type", "application/json").header("X-API-Key", key)
+                    .header("Content-Type", "application/json").header("X-API-Key", apiKey)
                     .POST(HttpRequest.BodyPublishers.ofString(TestServer.JSON.writeValueAsString(body))).build();
             return expect(s.http.send(req, HttpResponse.BodyHandlers.ofString()), 200, null);
         } catch (Exception e) {
@@ -224,11 +255,77 @@ class RealCliAgentE2ETest {
             assertEquals(session, second.path("sessionId").asText(), "the same session continued");
             sessions.put(provider, session);
         }
-        List<RecordedRequest> reqs = mock.requests().subList(before, mock.requests().size());
-        for (RecordedRequest q : reqs) {
-            assertEquals(Optional.of(apiKey(provider)), q.apiKey(), () -> provider + " sent another credential");
-        }
+        assertSentOnly(provider, before, apiKey(provider));
         System.out.printf("real-cli e2e %s through the server: %d ms%n", provider,
+                (System.nanoTime() - t0) / 1_000_000);
+    }
+
+    /** Every model request since {@code before} carried exactly {@code expected} (and there was at least one). */
+    private void assertSentOnly(String provider, int before, String expected) {
+        List<RecordedRequest> reqs = List.copyOf(mock.requests().subList(before, mock.requests().size()));
+        assertFalse(reqs.isEmpty(), provider + " sent no request to the mock");
+        for (RecordedRequest q : reqs) {
+            assertEquals(Optional.of(expected), q.apiKey(), () -> provider + " sent another credential to "
+                    + q.path());
+        }
+    }
+
+    /**
+     * {@code POST /api/automation/run} followed on its event stream to {@code done}; a scheduled {@code once} task;
+     * and a run of the second account, which reaches the mock with that account's own key.
+     */
+    @Order(3)
+    @ParameterizedTest
+    @ValueSource(strings = {"claude", "codex", "gemini", "qwen", "opencode", "grok"})
+    void automationRunTaskAndASecondAccountThroughTheServer(String provider) throws Exception {
+        long t0 = System.nanoTime();
+        Path dir = Files.createDirectories(tmp.resolve("project2-" + provider));
+        String project = s.quickStart(admin, dir);
+        int before = mock.requests().size();
+
+        JsonNode accepted = expect(s.post("/api/automation/run", Map.of("prompt", "Say hello from automation",
+                "agentType", provider, "model", MODELS.get(provider), "projectId", project), "X-API-Key", key), 202,
+                null);
+        String runId = accepted.path("id").asText();
+        HttpRequest follow = HttpRequest.newBuilder(s.uri("/api/automation/runs/" + runId + "/events"))
+                .timeout(Duration.ofMinutes(3)).header("X-API-Key", key).GET().build();
+        HttpResponse<InputStream> res = s.http.send(follow, HttpResponse.BodyHandlers.ofInputStream());
+        assertEquals(200, res.statusCode());
+        List<Sse.Frame> frames = new Sse(res.body()).until(f -> f.name().equals("done"));
+        Sse.Frame done = frames.getLast();
+        assertEquals("done", done.name(), () -> provider + ": " + frames);
+        assertEquals("completed", done.data().path("status").asText(), () -> provider + ": " + done.data());
+        assertTrue(done.data().path("resultText").asText().contains("MOCK-REPLY"), () -> provider + ": "
+                + done.data());
+        assertTrue(frames.stream().anyMatch(f -> f.name().equals("event")), provider + ": events were streamed");
+        assertFalse(done.data().toString().contains(apiKey(provider)), "no key in the run");
+
+        JsonNode task = expect(s.post("/api/automation/tasks", Map.of("prompt", "Say hello from a task",
+                "agentType", provider, "model", MODELS.get(provider), "projectId", project, "schedule",
+                Map.of("kind", "once", "at", java.time.Instant.now().plusSeconds(1).toString())), "X-API-Key", key),
+                201, null);
+        JsonNode t = null;
+        long deadline = System.nanoTime() + Duration.ofMinutes(3).toNanos();
+        while (System.nanoTime() < deadline) {
+            t = expect(s.get("/api/automation/tasks/" + task.path("id").asText(), "X-API-Key", key), 200, null);
+            if (t.path("recentRuns").size() > 0 && List.of("completed", "failed", "timed_out", "cancelled")
+                    .contains(t.path("recentRuns").get(0).path("status").asText())) {
+                break;
+            }
+            Thread.sleep(200);
+        }
+        JsonNode taskRun = t.path("recentRuns").get(0);
+        assertEquals("completed", taskRun.path("status").asText(), provider + ": " + t);
+        assertTrue(taskRun.path("resultText").asText().contains("MOCK-REPLY"), provider + ": " + taskRun);
+        assertSentOnly(provider, before, apiKey(provider));
+
+        // the second account's run reaches the mock with that account's own key, not the first one's
+        int beforeBob = mock.requests().size();
+        JsonNode bobs = buffered(provider, dir, "Bob says hello", null, bobKey);
+        assertTrue(bobs.path("success").asBoolean(), provider + ": " + bobs);
+        assertTrue(bobs.path("text").asText().contains("MOCK-REPLY"), provider + ": " + bobs);
+        assertSentOnly(provider, beforeBob, bobsKey(provider));
+        System.out.printf("real-cli e2e %s automation, task and second account: %d ms%n", provider,
                 (System.nanoTime() - t0) / 1_000_000);
     }
 
@@ -278,7 +375,7 @@ class RealCliAgentE2ETest {
         if (name == null) {
             List<String> files;
             try (var w = Files.walk(provider.equals("gemini") ? s.dataDir.resolve("providers/gemini")
-                    : tmp.resolve("home-" + provider))) {
+                    : tmp.resolve("home"))) {
                 files = w.filter(Files::isRegularFile).map(Path::toString).filter(f -> !f.contains("node_modules"))
                         .limit(60).toList();
             }

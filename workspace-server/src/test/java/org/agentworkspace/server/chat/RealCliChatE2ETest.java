@@ -1,5 +1,7 @@
 package org.agentworkspace.server.chat;
 
+import static org.agentworkspace.server.TestServer.bearer;
+import static org.agentworkspace.server.TestServer.expect;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -23,7 +25,6 @@ import com.fasterxml.jackson.databind.JsonNode;
 import org.agentworkspace.api.Principal;
 import org.agentworkspace.api.Scope;
 import org.agentworkspace.api.User;
-import org.agentworkspace.api.provider.ProviderCredentials;
 import org.agentworkspace.core.agent.AgentSettings;
 import org.agentworkspace.server.TestServer;
 import org.agentworkspace.testkit.mockllm.MockLlmServer;
@@ -49,6 +50,7 @@ class RealCliChatE2ETest {
     static final HttpClient HTTP = HttpClient.newHttpClient();
     @TempDir
     static Path tmp;
+    static final String KEY = "sk-aw-chat-e2e-saved-through-the-route";
     MockLlmServer mock;
     TestServer s;
     String admin;
@@ -64,13 +66,15 @@ class RealCliChatE2ETest {
         Path bin = RealCli.ensureInstalled("claude");
         Path home = Files.createDirectories(tmp.resolve("home"));
         Files.createDirectories(tmp.resolve("tmpdir"));
-        Map<String, String> env = Map.of("HOME", home.toString(), "TMPDIR", tmp.resolve("tmpdir").toString(),
-                "PATH", bin.getParent() + ":" + node + ":/usr/local/bin:/usr/bin:/bin", "CLAUDE_CODE_MAX_RETRIES", "0");
         mock = MockLlmServer.create().start();
-        s = TestServer.start(c -> c.withAgent(AgentSettings.defaults().withBinaries(Map.of("claude", bin))
-                .withProviderEnv(Map.of("claude", env))
-                .withCredentials(id -> new ProviderCredentials("sk-aw-chat-e2e", mock.baseUrl()))));
+        // configured as an operator would: the binary, and the server's environment (HOME, a PATH with node 22)
+        s = TestServer.start(c -> c.withAgent(AgentSettings.defaults().withBinaries(Map.of("claude", bin))),
+                Map.of("HOME", home.toString(), "TMPDIR", tmp.resolve("tmpdir").toString(),
+                        "PATH", node + ":/usr/local/bin:/usr/bin:/bin"));
         admin = s.registerAdmin();
+        // the key and the mock's address are saved as the signed-in user saves them
+        expect(s.post("/api/providers/claude/auth/api-key", Map.of("apiKey", KEY, "baseUrl", mock.baseUrl()),
+                bearer(admin)), 200, null);
     }
 
     @AfterAll
@@ -138,6 +142,7 @@ class RealCliChatE2ETest {
 
     @Test
     void allowLetsTheCliWriteTheFileAndTheTurnStreamsTextAndTheToolCall() throws Exception {
+        int sent = mock.requests().size();
         String project = project("allow");
         ChatSocketTest.Client c = connect();
         String runId = turn(c, project, "allowed.txt");
@@ -168,6 +173,12 @@ class RealCliChatE2ETest {
         assertEquals(0, complete.path("exitCode").asInt());
         assertTrue(complete.path("usage").path("input").asLong() > 0, complete.toString());
         assertEquals("hello-from-ws", Files.readString(tmp.resolve("allow/allowed.txt")).strip());
+        List<org.agentworkspace.testkit.mockllm.RecordedRequest> calls = List.copyOf(mock.requests().subList(sent,
+                mock.requests().size()));
+        assertFalse(calls.isEmpty());
+        for (org.agentworkspace.testkit.mockllm.RecordedRequest r : calls) {
+            assertEquals(Optional.of(KEY), r.apiKey(), "the turn sent the key saved through the route");
+        }
 
         // one log: the SSE route of the same run serves the permission request and its answer under the same seq
         var req = java.net.http.HttpRequest.newBuilder(s.uri("/api/automation/runs/" + runId + "/events?afterSeq=0"))

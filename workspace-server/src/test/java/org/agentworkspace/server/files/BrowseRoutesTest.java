@@ -107,11 +107,16 @@ class BrowseRoutesTest {
         expect(s.get(path, "Cookie", "token=" + admin), 200, null);
     }
 
+    /**
+     * {@code ~} and the listing without a path are the service's HOME (its environment's, the one the CLIs and their
+     * histories use; issue 17: it was the JVM's user.home, which differs when HOME is changed).
+     */
     @Test
     void theDefaultRootIsTheHomeFolder() throws IOException {
-        try (TestServer d = TestServer.start()) {
+        Path home = Files.createDirectories(tmp.resolve("service-home")).toRealPath();
+        try (TestServer d = TestServer.start(c -> c.withBrowseRoots(List.of(home)),
+                java.util.Map.of("HOME", home.toString()))) {
             String token = d.registerAdmin();
-            Path home = Path.of(System.getProperty("user.home")).toRealPath();
             JsonNode listing = expect(d.get("/api/browse-filesystem", bearer(token)), 200, null);
             assertEquals(home.toString(), listing.path("path").asText());
             assertEquals(listing, expect(d.get("/api/browse-filesystem?path=~", bearer(token)), 200, null));

@@ -206,6 +206,23 @@ class FilesRoutesTest {
     }
 
     @Test
+    void aTreeTooDeepToWalkIsRefusedBeforeAnythingIsDeleted() throws IOException {
+        // 80,000 levels used to overflow the walk's stack (a 500); past 512 levels the delete is refused up front
+        Path deepest = Files.createDirectories(root.resolve("deep/" + "d/".repeat(600)));
+        Files.writeString(root.resolve("deep/first.txt"), "kept\n");
+        Files.writeString(deepest.resolve("bottom.txt"), "kept\n");
+        JsonNode refused = expect(send("DELETE", "/files", Map.of("path", "deep")), 400, "TREE_TOO_DEEP");
+        assertTrue(refused.path("error").path("message").asText().contains("512"), refused.toString());
+        assertTrue(Files.exists(root.resolve("deep/first.txt")), "nothing was deleted");
+        assertTrue(Files.exists(deepest.resolve("bottom.txt")), "nothing was deleted");
+        // a tree of exactly 512 levels below the folder is deleted whole
+        Files.createDirectories(root.resolve("fits/" + "d/".repeat(512)));
+        JsonNode deleted = expect(send("DELETE", "/files", Map.of("path", "fits")), 200, null);
+        assertEquals(513, deleted.path("entriesRemoved").asInt(), deleted.toString());
+        assertFalse(Files.exists(root.resolve("fits")));
+    }
+
+    @Test
     void deleteRemovesFilesAndWholeTreesAndSaysSo() throws IOException {
         JsonNode file = expect(send("DELETE", "/files", Map.of("path", "README.md")), 200, null);
         assertEquals("file", file.path("type").asText());

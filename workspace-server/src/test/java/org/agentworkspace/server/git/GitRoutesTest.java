@@ -103,6 +103,7 @@ class GitRoutesTest {
         TreeSet<String> added = new TreeSet<>();
         TreeSet<String> deleted = new TreeSet<>();
         TreeSet<String> untracked = new TreeSet<>();
+        TreeSet<String> staged = new TreeSet<>();
         String out = git.out(repo, "status", "--porcelain=v1", "-z", "--untracked-files=all", "--no-renames");
         for (String entry : out.split("\0")) {
             if (entry.isEmpty()) {
@@ -112,6 +113,10 @@ class GitRoutesTest {
             char y = entry.charAt(1);
             String xy = "" + x + y;
             String path = entry.substring(3);
+            boolean unmerged = x == 'U' || y == 'U' || xy.equals("AA") || xy.equals("DD");
+            if (!unmerged && "MTAD".indexOf(x) >= 0) {
+                staged.add(path);
+            }
             if (xy.equals("??")) {
                 untracked.add(path);
             } else if (x == 'U' || y == 'U' || xy.equals("AA") || xy.equals("DD")) {
@@ -132,6 +137,7 @@ class GitRoutesTest {
         m.put("added", List.copyOf(added));
         m.put("deleted", List.copyOf(deleted));
         m.put("untracked", List.copyOf(untracked));
+        m.put("staged", List.copyOf(staged));
         return TestServer.JSON.valueToTree(m);
     }
 
@@ -141,6 +147,10 @@ class GitRoutesTest {
 
     /** A working tree with every kind of change. */
     private void messUp() throws IOException {
+        messUp(repo);
+    }
+
+    private void messUp(Path repo) throws IOException {
         GitCli.write(repo, "a.txt", "one\nTWO\nthree\n");
         GitCli.write(repo, "new-staged.txt", "fresh\n");
         git.out(repo, "add", "new-staged.txt");
@@ -236,10 +246,62 @@ class GitRoutesTest {
         assertEquals("changed\n", git.out(repo, "show", "HEAD:space name.txt"), "the staged version, not the tree");
         assertEquals(expectedStatus(), status());
 
-        expect(post("/api/git/commit", body("message", "again")), 409, "NOTHING_TO_COMMIT");
+        // nothing staged while files are changed: said so, with the way to stage (it was NOTHING_TO_COMMIT)
+        JsonNode refused = expect(post("/api/git/commit", body("message", "again")), 409, "NOTHING_STAGED");
+        String message = refused.path("error").path("message").asText();
+        assertTrue(message.contains("3 paths have changes") && message.contains("POST /api/git/stage"), message);
         expect(post("/api/git/commit", body("message", "  ")), 400, null);
         expect(post("/api/git/commit", body()), 400, "VALIDATION_FAILED");
         assertEquals(staged.path("commit").asText(), head(repo));
+
+        // a clean tree: nothing to commit at all
+        git.out(repo, "add", "-A");
+        git.out(repo, "commit", "-q", "-m", "clean");
+        expect(post("/api/git/commit", body("message", "again")), 409, "NOTHING_TO_COMMIT");
+    }
+
+    @Test
+    void stageAndUnstageChangeTheIndexAsGitAddAndResetDo() throws IOException {
+        // the same changes in a clone of the same commit, where the git command does each step
+        Path twin = work.resolve("twin");
+        git.out(work, "clone", "-q", repo.toString(), twin.toString());
+        messUp();
+        messUp(twin);
+
+        JsonNode st = expect(post("/api/git/stage", body("files", List.of("a.txt", "b.txt", "untracked"))), 200,
+                null);
+        git.out(twin, "add", "-A", "--", "a.txt", "b.txt", "untracked");
+        assertEquals(git.out(twin, "ls-files", "-s"), git.out(repo, "ls-files", "-s"));
+        assertTrue(st.path("success").asBoolean());
+        assertEquals(List.of("a.txt", "b.txt", "d.txt", "new-staged.txt", "space name.txt", "untracked/deep/u.txt"),
+                strings(st.path("staged")));
+        JsonNode withoutSuccess = ((com.fasterxml.jackson.databind.node.ObjectNode) st.deepCopy()).without("success");
+        assertEquals(expectedStatus(), withoutSuccess);
+
+        JsonNode un = expect(post("/api/git/unstage", body("files", List.of("new-staged.txt", "a.txt"))), 200, null);
+        git.out(twin, "reset", "-q", "--", "new-staged.txt", "a.txt");
+        assertEquals(git.out(twin, "ls-files", "-s"), git.out(repo, "ls-files", "-s"));
+        assertFalse(strings(un.path("staged")).contains("a.txt"));
+        assertTrue(strings(un.path("untracked")).contains("new-staged.txt"));
+
+        // stage what is left, commit it without naming files: exactly what was staged goes in
+        expect(post("/api/git/stage", body()), 200, null);
+        git.out(twin, "add", "-A");
+        assertEquals(git.out(twin, "ls-files", "-s"), git.out(repo, "ls-files", "-s"));
+        expect(post("/api/git/unstage", body("files", List.of("top-untracked.txt"))), 200, null);
+        expect(post("/api/git/commit", body("message", "staged through the API")), 200, null);
+        assertEquals(List.of("M\ta.txt", "D\tb.txt", "A\tnew-staged.txt", "M\tspace name.txt",
+                "A\tuntracked/deep/u.txt"),
+                GitCli.lines(git.out(repo, "show", "--no-renames", "--name-status", "--format=", "HEAD")));
+        assertEquals("?? top-untracked.txt\n", git.out(repo, "status", "--porcelain=v1",
+                "--untracked-files=all"));
+
+        expect(post("/api/git/stage", body("files", List.of("no-such.txt"))), 404, "FILE_NOT_FOUND");
+        expect(post("/api/git/stage", body("files", List.of("../outside.txt"))), 403, "PATH_OUTSIDE_PROJECT");
+        expect(post("/api/git/unstage", body("files", List.of(".git/config"))), 400, "INVALID_PATH");
+        expect(post("/api/git/stage", body("files", "a.txt")), 400, "VALIDATION_FAILED");
+        expect(s.post("/api/git/stage", body(), "X-API-Key", s.createKey(admin, "read only",
+                List.of("projects:read"))[1]), 403, "INSUFFICIENT_SCOPE");
     }
 
     @Test

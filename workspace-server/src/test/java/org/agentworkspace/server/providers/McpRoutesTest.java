@@ -97,6 +97,18 @@ class McpRoutesTest {
                 Map.of("LD_PRELOAD", "/tmp/evil.so")), bearer(admin)), 400, "VALIDATION_FAILED");
         expect(s.post("/api/providers/claude/mcp/servers", Map.of("name", "x", "command", "/bin/true", "env",
                 Map.of("NODE_OPTIONS", "--require /tmp/x.js")), bearer(admin)), 400, "VALIDATION_FAILED");
+        // what the outside test found missing: git's config injection, zsh start-up, cargo's wrapper, proxies
+        for (String name : List.of("GIT_CONFIG_COUNT", "GIT_CONFIG_KEY_0", "git_config_value_0", "ZDOTDIR",
+                "RUSTC_WRAPPER", "HTTPS_PROXY", "all_proxy", "HOME", "XDG_CONFIG_HOME", "PIP_INDEX_URL",
+                "UV_INDEX_URL", "NODE_EXTRA_CA_CERTS", "SSL_CERT_FILE", "CARGO_HOME")) {
+            expect(s.post("/api/providers/claude/mcp/servers", Map.of("name", "x", "command", "/bin/true", "env",
+                    Map.of(name, "x")), bearer(admin)), 400, "VALIDATION_FAILED");
+        }
+        // the names MCP servers document still pass
+        expect(s.post("/api/providers/claude/mcp/servers", Map.of("name", "env-ok", "command", "/bin/true", "env",
+                Map.of("GITHUB_PERSONAL_ACCESS_TOKEN", "x", "BRAVE_API_KEY", "y", "DATABASE_URL", "z")),
+                bearer(admin)), 200, null);
+        expect(s.send("DELETE", "/api/providers/claude/mcp/servers/env-ok", null, bearer(admin)), 200, null);
         expect(s.post("/api/providers/claude/mcp/servers", Map.of("name", "x", "command", "./server"),
                 bearer(admin)), 400, "VALIDATION_FAILED");
         expect(s.post("/api/providers/claude/mcp/servers", Map.of("name", "a/b", "command", "/bin/true"),

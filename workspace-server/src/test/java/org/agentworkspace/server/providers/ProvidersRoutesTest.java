@@ -101,8 +101,12 @@ class ProvidersRoutesTest {
             assertFalse(b.contains("CANARY"), b);
         }
         // the key lives only sealed in the store: not in the data directory's files in clear
-        assertEquals(CANARY, s.server.engine().providers().credentialsFor("claude").apiKey());
-        assertNull(s.server.engine().providers().credentialsFor("codex").apiKey());
+        long adminId = s.server.engine().auth().accounts().list().getFirst().id();
+        var creds = s.server.engine().providers().credentials();
+        assertEquals(CANARY, creds.resolve("claude", adminId).credentials().apiKey());
+        assertEquals("own", creds.resolve("claude", adminId).source().wire(), "stored without shared: the admin's own");
+        assertNull(creds.credentialsFor("claude").apiKey(), "not the service-wide key");
+        assertNull(creds.resolve("codex", adminId).credentials().apiKey());
         expect(s.post("/api/providers/cursor/auth/api-key", Map.of("apiKey", "k-0123456789abcdef", "baseUrl",
                 "https://x.example"), bearer(admin)), 400, "UNSUPPORTED_CAPABILITY");
         expect(s.post("/api/providers/codex/auth/api-key", Map.of("apiKey", ""), bearer(admin)), 400,
@@ -172,14 +176,17 @@ class ProvidersRoutesTest {
         assertEquals("done", done.name());
         JsonNode finished = TestServer.JSON.readTree(done.data());
         assertEquals("succeeded", finished.path("status").asText());
-        assertEquals("1.2.3", finished.path("version").asText());
+        // no version asked: the tested one is installed
+        assertEquals(org.agentworkspace.core.providers.TestedVersions.of("codex").orElseThrow(),
+                finished.path("version").asText());
         assertTrue(all.stream().filter(e -> e.name().equals("log")).count() >= 30);
 
         JsonNode status = expect(s.get("/api/providers/codex/auth/status", bearer(admin)), 200, null);
         assertTrue(status.path("installed").asBoolean());
         assertEquals(s.dataDir.resolve("cli-bin/node_modules/.bin/codex").toString(),
                 status.path("binaryPath").asText());
-        assertEquals("1.2.3", status.path("version").asText());
+        assertEquals(org.agentworkspace.core.providers.TestedVersions.of("codex").orElseThrow(),
+                status.path("version").asText());
         // a finished job: cancel returns it unchanged, the stream after the last id ends at once
         assertEquals("succeeded", expect(s.send("DELETE", "/api/providers/codex/install/" + id, null, bearer(admin)),
                 200, null).path("status").asText());

@@ -164,14 +164,15 @@ class RealMcpAndKeyTest {
     void aKeyStoredThroughTheApiReachesARealClaudeRun() throws Exception {
         {
             String key = "sk-ant-stored-through-the-api-" + Long.toHexString(System.nanoTime());
-            expect(s.post("/api/providers/claude/auth/api-key", Map.of("apiKey", key, "baseUrl", mock.baseUrl()),
-                    bearer(admin)), 200, null);
+            // the administrator stores the service-wide keys, which a run of no account (this plan) uses
+            expect(s.post("/api/providers/claude/auth/api-key", Map.of("apiKey", key, "baseUrl", mock.baseUrl(),
+                    "shared", true), bearer(admin)), 200, null);
             // other providers' keys are stored too: none may reach the claude child
             List<String> others = List.of("sk-codex-other-" + System.nanoTime(), "sk-opencode-other-" + System.nanoTime());
             expect(s.post("/api/providers/codex/auth/api-key", Map.of("apiKey", others.get(0), "baseUrl",
-                    mock.baseUrl() + "/v1"), bearer(admin)), 200, null);
-            expect(s.post("/api/providers/opencode/auth/api-key", Map.of("apiKey", others.get(1)), bearer(admin)),
-                    200, null);
+                    mock.baseUrl() + "/v1", "shared", true), bearer(admin)), 200, null);
+            expect(s.post("/api/providers/opencode/auth/api-key", Map.of("apiKey", others.get(1), "shared", true),
+                    bearer(admin)), 200, null);
             JsonNode status = expect(s.get("/api/providers/claude/auth/status", bearer(admin)), 200, null);
             assertEquals(BINARIES.get("claude").toString(), status.path("binaryPath").asText());
             assertEquals("2.1.330", status.path("version").asText());

@@ -212,7 +212,11 @@ class TasksRoutesTest {
                 Map.of("kind", "cron", "expression", "* * * *"),
                 Map.of("kind", "cron", "expression", "0 9 * * *", "timezone", "Mars/Olympus"),
                 Map.of("kind", "interval", "everySeconds", 5), Map.of("kind", "interval", "everySeconds", "soon"),
-                Map.of("kind", "once", "at", "tomorrow"), Map.of("kind", "weekly"))) {
+                Map.of("kind", "once", "at", "tomorrow"), Map.of("kind", "weekly"),
+                // beyond what a stored time holds (was a 500), and before 1970
+                Map.of("kind", "once", "at", "+999999999-12-31T23:59:59Z"),
+                Map.of("kind", "interval", "everySeconds", 60, "startAt", "+999999999-12-31T23:59:59Z"),
+                Map.of("kind", "once", "at", "1969-12-31T23:59:59Z"))) {
             expect(s.post("/api/automation/tasks", Map.of("prompt", "x", "projectId", project, "schedule", bad),
                     "X-API-Key", key), 400, "INVALID_SCHEDULE");
         }
@@ -220,6 +224,13 @@ class TasksRoutesTest {
                 "schedule", once(later)), "X-API-Key", key), 404, "PROJECT_NOT_FOUND");
         expect(s.post("/api/automation/tasks", Map.of("prompt", "x", "projectId", project, "agentType", "eliza",
                 "schedule", once(later)), "X-API-Key", key), 400, null);
+        // a model a CLI would read as an option is refused when the task is made or changed, as runs refuse it
+        for (String model : List.of("-rf", "--dangerously-skip-permissions", " gpt")) {
+            expect(s.post("/api/automation/tasks", Map.of("prompt", "x", "projectId", project, "model", model,
+                    "schedule", once(later)), "X-API-Key", key), 400, "VALIDATION_FAILED");
+            expect(s.send("PATCH", "/api/automation/tasks/" + id, Map.of("model", model), "X-API-Key", key), 400,
+                    "VALIDATION_FAILED");
+        }
         expect(s.delete("/api/automation/tasks/" + id, null, "X-API-Key", key), 200, null);
     }
 

@@ -50,7 +50,8 @@ class ApiKeysContractTest {
 
         assertTrue(secret.matches("px_[0-9a-f]{32}"), "full key format: px_ and 32 lowercase hex");
         assertEquals("no-store", response.header("Cache-Control").orElse(""));
-        assertEquals(Set.of("projects:read", "projects:write", "tasks:read", "tasks:write"), scopes(key),
+        assertEquals(Set.of("projects:read", "projects:write", "tasks:read", "tasks:write", "providers:read"),
+                scopes(key),
                 "default scopes");
 
         ContractResponse list = client.get(KEYS).as(session).send().expectStatus(200);

@@ -33,6 +33,8 @@ class GitContractTest extends ProjectsFixture {
             client.get(route + "?project=" + name).as(session).send().expectError(409, "NOT_A_GIT_REPOSITORY");
         }
         post(client, "/api/git/commit", "project", name, "message", "m").expectError(409, "NOT_A_GIT_REPOSITORY");
+        post(client, "/api/git/stage", "project", name).expectError(409, "NOT_A_GIT_REPOSITORY");
+        post(client, "/api/git/unstage", "project", name).expectError(409, "NOT_A_GIT_REPOSITORY");
         post(client, "/api/git/checkout", "project", name, "branch", "main")
                 .expectError(409, "NOT_A_GIT_REPOSITORY");
         client.get("/api/git/status").as(session).send().expectError(400, "VALIDATION_FAILED");
@@ -134,6 +136,41 @@ class GitContractTest extends ProjectsFixture {
         assertEquals("feature", r.git().out(r.dir(), "branch", "--show-current").strip());
         post(client, "/api/git/checkout", "project", r.name(), "branch", "contract-no-such-branch")
                 .expectError(404, "BRANCH_NOT_FOUND");
+    }
+
+    @Test
+    void stageUnstageAndACommitOfWhatIsStaged(ContractClient client, ContractHost host) throws IOException {
+        Repo r = repo(host);
+        GitCli.write(r.dir(), "a.txt", "one\nstaged\n");
+        GitCli.write(r.dir(), "new.txt", "new\n");
+        String before = r.head(r.dir());
+        // nothing staged while files changed: a clear code and the way to stage, never NOTHING_TO_COMMIT
+        String message = post(client, "/api/git/commit", "project", r.name(), "message", "m")
+                .expectError(409, "NOTHING_STAGED").json().path("error").path("message").asText();
+        assertTrue(message.contains("/api/git/stage"), message);
+        assertEquals(before, r.head(r.dir()));
+
+        JsonNode staged = post(client, "/api/git/stage", "project", r.name(), "files", List.of("a.txt", "new.txt"))
+                .expectStatus(200).json();
+        assertEquals(List.of("a.txt", "new.txt"), strings(staged.path("staged")));
+        assertEquals(List.of("A  new.txt", "M  a.txt"), sorted(r.git().out(r.dir(), "status", "--porcelain")));
+        JsonNode unstaged = post(client, "/api/git/unstage", "project", r.name(), "files", List.of("new.txt"))
+                .expectStatus(200).json();
+        assertEquals(List.of("a.txt"), strings(unstaged.path("staged")));
+        assertEquals(List.of("?? new.txt", "M  a.txt"), sorted(r.git().out(r.dir(), "status", "--porcelain")));
+
+        post(client, "/api/git/commit", "project", r.name(), "message", "what was staged").expectStatus(200);
+        assertEquals(List.of("M\ta.txt"), GitCli.lines(r.git().out(r.dir(), "show", "--name-status", "--format=",
+                "HEAD")));
+        assertEquals("?? new.txt\n", r.git().out(r.dir(), "status", "--porcelain"));
+        post(client, "/api/git/stage", "project", r.name(), "files", List.of("contract-no-such-file.txt"))
+                .expectError(404, "FILE_NOT_FOUND");
+        post(client, "/api/git/stage", "project", r.name(), "files", List.of("../outside"))
+                .expectError(403, "PATH_OUTSIDE_PROJECT");
+    }
+
+    private static List<String> sorted(String porcelain) {
+        return GitCli.lines(porcelain).stream().sorted().toList();
     }
 
     @Test

@@ -61,7 +61,11 @@ public final class RealCli {
         }
     }
 
-    /** The CLIs proven headless against the mock (cursor-agent is not on npm and has no entry). */
+    /**
+     * The CLIs proven headless against the mock (cursor-agent is not on npm and has no entry), at the versions the
+     * tests run. These are the service's tested versions: workspace-core's {@code TestedVersions} (what an install
+     * through the API gets by default) names the same ones, which {@code TestedVersionsMirrorTest} checks.
+     */
     public static final List<Spec> SPECS = List.of(
             new Spec("claude", "@anthropic-ai/claude-code", "2.1.330", "claude", true),
             new Spec("codex", "@openai/codex", "0.169.0", "codex", true),

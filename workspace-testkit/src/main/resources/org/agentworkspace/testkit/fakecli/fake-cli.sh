@@ -13,6 +13,10 @@
 #   AW_FAKE_WRITE_FILE=PATH  write PATH (relative to cwd) like the tool scenario, and replay tool-write
 #   AW_FAKE_ECHO_ENV=A,B     first print {"type":"aw_fake_env","set":[...],"unset":[...]} (names only, never values)
 #   AW_FAKE_ARGS_FILE=PATH   write argv there, one argument per line
+#   AW_FAKE_ECHO_DIGEST=A,B  first print {"type":"aw_fake_digest","A":"<sha256 hex of A's value>",...} ("" when
+#                            unset): which credential a run got, without the credential itself in the output
+#   AW_FAKE_HUGE_LINE_BYTES=N  first print one line of N bytes (`x` characters), then the stream as usual
+#   AW_FAKE_ENDLESS=1        print the stream's first line, then `aw-fake: endless output` lines forever
 PROVIDER='@PROVIDER@'
 DATA='@DATA@'
 
@@ -118,6 +122,23 @@ if [ -n "${AW_FAKE_ECHO_ENV:-}" ]; then
   printf '{"type":"aw_fake_env","set":[%s],"unset":[%s]}\n' "$set_list" "$unset_list"
 fi
 
+if [ -n "${AW_FAKE_ECHO_DIGEST:-}" ]; then
+  fields=''
+  old_ifs=$IFS
+  IFS=,
+  for v in $AW_FAKE_ECHO_DIGEST; do
+    case "$v" in *[!A-Za-z0-9_]*|'') continue ;; esac
+    if eval "[ -n \"\${$v+x}\" ]"; then
+      d=$(eval "printf '%s' \"\$$v\"" | sha256sum | cut -c1-64)
+    else
+      d=''
+    fi
+    fields="$fields${fields:+,}\"$v\":\"$d\""
+  done
+  IFS=$old_ifs
+  printf '{"type":"aw_fake_digest",%s}\n' "$fields"
+fi
+
 if [ -n "${AW_FAKE_SILENCE_MS:-}" ] && [ "${AW_FAKE_SILENCE_MS}" != 0 ]; then
   sleep "$(awk -v ms="$AW_FAKE_SILENCE_MS" 'BEGIN { printf "%.3f", ms / 1000 }')"
 fi
@@ -137,6 +158,16 @@ emit() {
   done < "$buf"
   rm -f "$buf"
 }
+
+if [ -n "${AW_FAKE_HUGE_LINE_BYTES:-}" ]; then
+  head -c "$AW_FAKE_HUGE_LINE_BYTES" /dev/zero | tr '\0' x
+  echo
+fi
+
+if [ -n "${AW_FAKE_ENDLESS:-}" ]; then
+  head -n 1 "$DATA/$scenario.jsonl" | emit
+  exec yes 'aw-fake: endless output'
+fi
 
 if [ -n "${AW_FAKE_EVENTS:-}" ]; then
   head_n=$(cat "$DATA/events.head" 2>/dev/null || echo 1)
