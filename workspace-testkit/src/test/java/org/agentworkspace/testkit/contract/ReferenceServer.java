@@ -353,7 +353,7 @@ final class ReferenceServer implements AutoCloseable {
                 }
             }
         } else {
-            scopes.addAll(List.of("projects:read", "projects:write", "tasks:read", "tasks:write"));
+            scopes.addAll(List.of("projects:read", "projects:write", "tasks:read", "tasks:write", "providers:read"));
         }
         Key key = new Key(nextId++, principal.user().id(), name, "px_" + HexFormat.of().formatHex(bytes(16)),
                 Instant.now(), true, List.copyOf(scopes));
