@@ -22,11 +22,12 @@ import org.agentworkspace.core.runs.RunSettings;
  * @param historyIndex   whether the history index runs (project list, sessions, messages and search from history)
  * @param webPush        Web Push delivery (VAPID subject, loopback endpoints for tests, timeout, TTL)
  * @param runRetention   how long ended runs are kept (age and count) and how often the sweep runs
+ * @param access         where projects may be and which non-public endpoints the service may connect to
  */
 public record EngineConfig(Path dataDir, String jdbcUrl, Clock clock, AuthSettings auth, RunSettings runs,
                            java.util.List<Path> historyHomes, boolean historyIndex,
                            org.agentworkspace.core.notifications.WebPushSettings webPush,
-                           org.agentworkspace.core.runs.RunRetention runRetention) {
+                           org.agentworkspace.core.runs.RunRetention runRetention, Access access) {
     public EngineConfig {
         Objects.requireNonNull(dataDir, "dataDir");
         Objects.requireNonNull(clock, "clock");
@@ -34,6 +35,7 @@ public record EngineConfig(Path dataDir, String jdbcUrl, Clock clock, AuthSettin
         Objects.requireNonNull(runs, "runs");
         Objects.requireNonNull(webPush, "webPush");
         Objects.requireNonNull(runRetention, "runRetention");
+        Objects.requireNonNull(access, "access");
         dataDir = dataDir.toAbsolutePath().normalize();
         if (jdbcUrl != null && !(jdbcUrl.startsWith("jdbc:sqlite:") || jdbcUrl.startsWith("jdbc:postgresql:"))) {
             throw new IllegalArgumentException("database URL must start with jdbc:sqlite: or jdbc:postgresql:");
@@ -47,39 +49,106 @@ public record EngineConfig(Path dataDir, String jdbcUrl, Clock clock, AuthSettin
     public static EngineConfig create(Path dataDir) {
         return new EngineConfig(dataDir, null, Clock.systemUTC(), AuthSettings.defaults(), RunSettings.defaults(), null,
                 true, org.agentworkspace.core.notifications.WebPushSettings.defaults(),
-                org.agentworkspace.core.runs.RunRetention.defaults());
+                org.agentworkspace.core.runs.RunRetention.defaults(), Access.defaults());
     }
 
     public EngineConfig withJdbcUrl(String url) {
-        return new EngineConfig(dataDir, url, clock, auth, runs, historyHomes, historyIndex, webPush, runRetention);
+        return new EngineConfig(dataDir, url, clock, auth, runs, historyHomes, historyIndex, webPush, runRetention, access);
     }
 
     public EngineConfig withClock(Clock c) {
-        return new EngineConfig(dataDir, jdbcUrl, c, auth, runs, historyHomes, historyIndex, webPush, runRetention);
+        return new EngineConfig(dataDir, jdbcUrl, c, auth, runs, historyHomes, historyIndex, webPush, runRetention, access);
     }
 
     public EngineConfig withAuth(AuthSettings a) {
-        return new EngineConfig(dataDir, jdbcUrl, clock, a, runs, historyHomes, historyIndex, webPush, runRetention);
+        return new EngineConfig(dataDir, jdbcUrl, clock, a, runs, historyHomes, historyIndex, webPush, runRetention, access);
     }
 
     public EngineConfig withRuns(RunSettings r) {
-        return new EngineConfig(dataDir, jdbcUrl, clock, auth, r, historyHomes, historyIndex, webPush, runRetention);
+        return new EngineConfig(dataDir, jdbcUrl, clock, auth, r, historyHomes, historyIndex, webPush, runRetention, access);
     }
 
     /** The homes whose CLI histories are indexed ({@code null}: the engine's HOME). */
     public EngineConfig withHistoryHomes(java.util.List<Path> homes) {
         return new EngineConfig(dataDir, jdbcUrl, clock, auth, runs, homes == null ? null : java.util.List.copyOf(homes),
-                historyIndex, webPush, runRetention);
+                historyIndex, webPush, runRetention, access);
     }
 
     /** Turns the history index on or off. */
     public EngineConfig withHistoryIndex(boolean on) {
-        return new EngineConfig(dataDir, jdbcUrl, clock, auth, runs, historyHomes, on, webPush, runRetention);
+        return new EngineConfig(dataDir, jdbcUrl, clock, auth, runs, historyHomes, on, webPush, runRetention, access);
     }
 
     /** Web Push delivery settings. */
     public EngineConfig withWebPush(org.agentworkspace.core.notifications.WebPushSettings w) {
-        return new EngineConfig(dataDir, jdbcUrl, clock, auth, runs, historyHomes, historyIndex, w, runRetention);
+        return new EngineConfig(dataDir, jdbcUrl, clock, auth, runs, historyHomes, historyIndex, w, runRetention, access);
+    }
+
+    /** Where projects may be, and which non-public endpoints may be reached ({@link Access}). */
+    public EngineConfig withAccess(Access a) {
+        return new EngineConfig(dataDir, jdbcUrl, clock, auth, runs, historyHomes, historyIndex, webPush, runRetention,
+                a);
+    }
+
+    /**
+     * Rights over host state that do not belong to one account (docs/auth.md).
+     *
+     * @param projectRoots  folders under which projects and run working directories may be ({@code --project-roots};
+     *                      {@code null}: the engine's HOME); see {@link org.agentworkspace.core.projects.ProjectRoots}
+     * @param outboundAllow {@code host:port} endpoints the service may connect to although they are loopback,
+     *                      private or link-local ({@code --outbound-allow}); see
+     *                      {@link org.agentworkspace.core.network.OutboundPolicy}
+     * @param resolver      how host names are resolved when a connection is checked (the system's by default)
+     * @param cliFolders    configured CLI binaries or their folders (besides {@code PATH} and the install prefix):
+     *                      no project may be in or around them
+     */
+    public record Access(java.util.List<Path> projectRoots, java.util.Set<String> outboundAllow,
+                         org.agentworkspace.core.network.OutboundPolicy.Resolver resolver,
+                         java.util.List<Path> cliFolders) {
+        public Access {
+            if (projectRoots != null) {
+                if (projectRoots.isEmpty()) {
+                    throw new IllegalArgumentException("at least one project root is needed");
+                }
+                for (Path p : projectRoots) {
+                    if (!p.isAbsolute()) {
+                        throw new IllegalArgumentException("project roots must be absolute folders: " + p);
+                    }
+                }
+                projectRoots = projectRoots.stream().map(Path::normalize).toList();
+            }
+            outboundAllow = java.util.Set.copyOf(outboundAllow.stream()
+                    .map(org.agentworkspace.core.network.OutboundPolicy::normaliseEntry).toList());
+            Objects.requireNonNull(resolver, "resolver");
+            cliFolders = java.util.List.copyOf(cliFolders);
+        }
+
+        /** Projects under HOME; public endpoints only; the system resolver. */
+        public static Access defaults() {
+            return new Access(null, java.util.Set.of(), org.agentworkspace.core.network.OutboundPolicy.SYSTEM,
+                    java.util.List.of());
+        }
+
+        public Access withProjectRoots(java.util.List<Path> roots) {
+            return new Access(roots, outboundAllow, resolver, cliFolders);
+        }
+
+        public Access withOutboundAllow(java.util.Set<String> allow) {
+            return new Access(projectRoots, allow, resolver, cliFolders);
+        }
+
+        public Access withResolver(org.agentworkspace.core.network.OutboundPolicy.Resolver r) {
+            return new Access(projectRoots, outboundAllow, r, cliFolders);
+        }
+
+        public Access withCliFolders(java.util.List<Path> folders) {
+            return new Access(projectRoots, outboundAllow, resolver, folders);
+        }
+
+        /** The outbound policy these settings describe. */
+        public org.agentworkspace.core.network.OutboundPolicy outbound() {
+            return org.agentworkspace.core.network.OutboundPolicy.create(outboundAllow, resolver);
+        }
     }
 
     /**
@@ -129,6 +198,6 @@ public record EngineConfig(Path dataDir, String jdbcUrl, Clock clock, AuthSettin
 
     /** How long ended runs are kept (docs/runs.md "Retention"). */
     public EngineConfig withRunRetention(org.agentworkspace.core.runs.RunRetention r) {
-        return new EngineConfig(dataDir, jdbcUrl, clock, auth, runs, historyHomes, historyIndex, webPush, r);
+        return new EngineConfig(dataDir, jdbcUrl, clock, auth, runs, historyHomes, historyIndex, webPush, r, access);
     }
 }

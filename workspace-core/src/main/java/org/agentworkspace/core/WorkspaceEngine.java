@@ -61,10 +61,11 @@ public final class WorkspaceEngine implements AutoCloseable {
         this.userSecrets = UserSecrets.create(store, secretBox, config.clock());
         this.gitTokens = GitTokens.create(userSecrets);
         VcsProviders vcs = VcsProviders.load();
-        this.projects = ProjectRegistry.create(store, config.clock(), config.dataDir(), vcs);
-        // the history index starts first: its listing runs in the background while the rest of the engine opens
         org.agentworkspace.core.providers.ProviderPaths paths =
                 org.agentworkspace.core.providers.ProviderPaths.of(config.dataDir(), environment);
+        this.projects = ProjectRegistry.create(store, config.clock(), config.dataDir(), vcs,
+                projectRoots(config, paths, environment));
+        // the history index starts first: its listing runs in the background while the rest of the engine opens
         List<Path> homes = new java.util.ArrayList<>(config.historyHomes() != null ? config.historyHomes()
                 : List.of(paths.home()));
         // gemini runs started by this service keep their sessions in gemini's own home (GEMINI_CLI_HOME)
@@ -80,6 +81,7 @@ public final class WorkspaceEngine implements AutoCloseable {
         long t2 = System.nanoTime();
         try {
             this.providerCredentials = ProviderCredentialStore.create(store, secretBox, config.clock());
+            providerCredentials.useOutboundPolicy(config.access().outbound());
             this.providers = ProviderManagement.create(config.dataDir(), environment, providerCredentials,
                     name -> Path.of(projects.get(name).path()), config.clock(),
                     ProviderManagement.Settings.fromEnvironment(environment));
@@ -92,6 +94,7 @@ public final class WorkspaceEngine implements AutoCloseable {
             this.tasks = Tasks.create(store, config.clock(), Duration.ofSeconds(60));
             long t4 = System.nanoTime();
             this.notifications = Notifications.create(store, settings, secretBox, config.clock(), config.webPush());
+            notifications.webPush().useOutboundPolicy(config.access().outbound());
             long t5 = System.nanoTime();
             this.agentLoop = org.agentworkspace.core.loop.AgentLoop.create(store, config.clock(), runs,
                     providers.installs(), history, projects, vcs.find("git"));
@@ -107,6 +110,69 @@ public final class WorkspaceEngine implements AutoCloseable {
     }
 
     private static final System.Logger LOG = System.getLogger(WorkspaceEngine.class.getName());
+
+    /**
+     * The project roots of {@code config} (its HOME when none are configured), refusing the folders the CLIs are
+     * started from: every absolute {@code PATH} entry and the install jobs' npm prefix.
+     */
+    /**
+     * The folder of a configured binary: the binary's folder when it is a file, the path itself when it is a folder
+     * or missing (a missing path lies inside no project, and no project may hold it).
+     */
+    /** Executable names the service starts (the provider CLIs and the node they run on). */
+    private static final List<String> CLI_NAMES = List.of("claude", "codex", "gemini", "qwen", "opencode",
+            "cursor-agent", "cursor", "grok", "node", "npm", "npx");
+
+    private static Path binaryFolder(Path p) {
+        return java.nio.file.Files.isRegularFile(p) && p.getParent() != null ? p.getParent() : p;
+    }
+
+    private static org.agentworkspace.core.projects.ProjectRoots projectRoots(EngineConfig config,
+            org.agentworkspace.core.providers.ProviderPaths paths, Map<String, String> environment) {
+        List<Path> cli = new java.util.ArrayList<>();
+        cli.add(paths.cliBin());
+        for (Path p : config.access().cliFolders()) {
+            cli.add(binaryFolder(p));
+            try {
+                if (java.nio.file.Files.isRegularFile(p)) {
+                    cli.add(binaryFolder(p.toRealPath()));
+                }
+            } catch (java.io.IOException e) {
+                // unreadable: the folder above is protected already
+            }
+        }
+        environment.forEach((name, value) -> {
+            // AW_CLAUDE_PATH and the other per-provider binaries (provider-management.md)
+            if (name.startsWith("AW_") && name.endsWith("_PATH") && !value.isBlank() && Path.of(value).isAbsolute()) {
+                cli.add(binaryFolder(Path.of(value)));
+            }
+        });
+        String path = environment.get("PATH");
+        if (path != null) {
+            for (String entry : path.split(java.io.File.pathSeparator)) {
+                if (!entry.isBlank() && Path.of(entry).isAbsolute()) {
+                    cli.add(Path.of(entry));
+                }
+            }
+        }
+        // where the CLIs' links lead (an npm prefix's bin/claude → lib/node_modules/…/cli.js)
+        for (Path folder : List.copyOf(cli)) {
+            for (String name : CLI_NAMES) {
+                Path binary = folder.resolve(name);
+                if (java.nio.file.Files.exists(binary)) {
+                    try {
+                        Path real = binary.toRealPath();
+                        cli.add(real.getParent() != null ? real.getParent() : real);
+                    } catch (java.io.IOException e) {
+                        // a broken link: nothing to protect
+                    }
+                }
+            }
+        }
+        List<Path> roots = config.access().projectRoots() != null ? config.access().projectRoots()
+                : List.of(paths.home());
+        return org.agentworkspace.core.projects.ProjectRoots.create(roots, paths.home(), config.dataDir(), cli);
+    }
 
     private static long ms(long nanos) {
         return nanos / 1_000_000;

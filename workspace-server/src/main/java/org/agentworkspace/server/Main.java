@@ -184,6 +184,8 @@ public final class Main {
                   --update-public-key KEY         AW_UPDATE_PUBLIC_KEY             Ed25519 key signing the manifest (none)
                   --web-push-subject S            AW_WEB_PUSH_SUBJECT              VAPID contact, mailto: or https:
                   --web-push-allow-loopback-http  AW_WEB_PUSH_ALLOW_LOOPBACK_HTTP  http://127.0.0.1 push endpoints (off; tests)
+                  --project-roots D,E             AW_PROJECT_ROOTS                 folders projects and runs may use (~)
+                  --outbound-allow H:P,...        AW_OUTBOUND_ALLOW                loopback/private endpoints allowed (none)
 
                 exit status: 0 stopped, 1 cannot start, 2 bad command line, 42 restart requested (POST
                 /api/system/restart, or a self-update): scripts/run.sh then rebuilds if needed and starts it again;

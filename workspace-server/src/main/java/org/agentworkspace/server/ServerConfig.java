@@ -168,6 +168,22 @@ public record ServerConfig(String host, int port, EngineConfig engine, Set<Strin
                 connections);
     }
 
+    /**
+     * The folders projects and run working directories may lie in ({@code --project-roots}; the home folder by
+     * default); see docs/auth.md "Project roots".
+     */
+    public ServerConfig withProjectRoots(List<Path> roots) {
+        return withEngine(engine.withAccess(engine.access().withProjectRoots(roots)));
+    }
+
+    /**
+     * {@code host:port} endpoints the service may connect to although they are loopback, private or link-local
+     * ({@code --outbound-allow}): a provider baseUrl on this machine (the mock LLM in tests), a Web Push stand-in.
+     */
+    public ServerConfig withOutboundAllow(Set<String> endpoints) {
+        return withEngine(engine.withAccess(engine.access().withOutboundAllow(endpoints)));
+    }
+
     /** True when bound to a loopback address only (then the Host header is checked against known names). */
     public boolean loopbackOnly() {
         String h = host.toLowerCase(Locale.ROOT);
@@ -205,7 +221,8 @@ public record ServerConfig(String host, int port, EngineConfig engine, Set<Strin
             Map.entry("AW_SOURCE_DIR", "source-dir"), Map.entry("AW_UPDATE_MAX_BYTES", "update-max-bytes"),
             Map.entry("AW_UPDATE_PUBLIC_KEY", "update-public-key"),
             Map.entry("AW_WEB_PUSH_SUBJECT", "web-push-subject"),
-            Map.entry("AW_WEB_PUSH_ALLOW_LOOPBACK_HTTP", "web-push-allow-loopback-http"));
+            Map.entry("AW_WEB_PUSH_ALLOW_LOOPBACK_HTTP", "web-push-allow-loopback-http"),
+            Map.entry("AW_PROJECT_ROOTS", "project-roots"), Map.entry("AW_OUTBOUND_ALLOW", "outbound-allow"));
 
     /**
      * Builds the configuration from the environment and the command line. Flags: {@code --host}, {@code --port},
@@ -216,7 +233,9 @@ public record ServerConfig(String host, int port, EngineConfig engine, Set<Strin
      * {@code --update-max-bytes}, {@code --update-public-key}, {@code --history-home} (comma list of home folders whose CLI histories are indexed;
      * default the server's HOME), {@code --history-index} (true/false), {@code --web-push-subject} (the VAPID
      * contact, {@code mailto:} or {@code https:}), {@code --web-push-allow-loopback-http} (tests and development only:
-     * accept {@code http://127.0.0.1:<port>} push endpoints); each has an {@code AW_*} environment twin.
+     * accept {@code http://127.0.0.1:<port>} push endpoints), {@code --project-roots} (comma list of folders projects
+     * may lie in; default the home folder), {@code --outbound-allow} (comma list of {@code host:port} endpoints
+     * allowed although loopback or private); each has an {@code AW_*} environment twin.
      */
     public static ServerConfig from(Map<String, String> env, List<String> args) {
         Map<String, String> v = new java.util.HashMap<>();
@@ -320,6 +339,13 @@ public record ServerConfig(String host, int port, EngineConfig engine, Set<Strin
         if (v.containsKey("web-push-allow-loopback-http")) {
             engine = engine.withWebPush(engine.webPush().withAllowLoopbackHttp(
                     bool(v.get("web-push-allow-loopback-http"))));
+        }
+        if (v.containsKey("project-roots")) {
+            engine = engine.withAccess(engine.access().withProjectRoots(folders(v.get("project-roots"),
+                    "project-roots", home)));
+        }
+        if (v.containsKey("outbound-allow")) {
+            engine = engine.withAccess(engine.access().withOutboundAllow(list(v.get("outbound-allow"))));
         }
         if (v.containsKey("session-hours")) {
             engine = engine.withAuth(engine.auth().withSessionLifetime(
@@ -445,6 +471,25 @@ public record ServerConfig(String host, int port, EngineConfig engine, Set<Strin
             }
         }
         return u;
+    }
+
+    /** A comma-separated list of absolute folders ({@code ~} expanded), at least one. */
+    private static List<Path> folders(String s, String option, Path home) {
+        List<Path> out = new ArrayList<>();
+        for (String part : s.split(",")) {
+            String p = part.strip();
+            if (!p.isEmpty()) {
+                Path path = Path.of(expandHome(p, home));
+                if (!path.isAbsolute()) {
+                    throw new IllegalArgumentException("--" + option + " needs absolute folders");
+                }
+                out.add(path);
+            }
+        }
+        if (out.isEmpty()) {
+            throw new IllegalArgumentException("--" + option + " needs at least one folder");
+        }
+        return out;
     }
 
     /** A comma-separated list of absolute folders; {@code ~} and {@code ~/...} are expanded. */

@@ -120,9 +120,10 @@ public final class WorkspaceServer implements AutoCloseable {
                     ServerConfig.home(env), config.fileLimits().maxEntries(), false);
             // children inherit the allow-listed variables of the server's environment (PATH, HOME, ...): the one
             // the engine was opened with, so runs see the same HOME as provider management (status, config files)
-            // projectId names a project of the registry; credentials come from the engine's store, per account
-            AgentSettings agent = config.agent().withProjects(id -> engine.projects().find(id)
-                    .map(p -> Path.of(p.path())));
+            // projectId names a project of the registry; credentials come from the engine's store, per account;
+            // the project's folder must still lie where projects may (a run's working directory follows the roots)
+            AgentSettings agent = config.agent().withProjects(id -> engine.projects().lookup(id)
+                    .map(p -> engine.projects().checkWorkingDirectory(Path.of(p.path()))));
             AgentRuns agentRuns = AgentRuns.create(engine.runs(), AgentProviders.load(), engine.config().dataDir(),
                     env, agent, engine.providers().credentials());
             engine.notifications().attach(agentRuns);
@@ -142,7 +143,8 @@ public final class WorkspaceServer implements AutoCloseable {
      */
     public static RouteTable routing(HttpRouting.Builder routing, Context ctx) {
         RouteTable table = new RouteTable();
-        AutomationService automation = new AutomationService(ctx.agentRuns(), ctx.config(), ctx.guard(), table);
+        AutomationService automation = new AutomationService(ctx.agentRuns(), ctx.config(), ctx.engine().projects(),
+                ctx.guard(), table);
         routing.addFilter(Filters.hostCheck(ctx.config(), ctx.errors(), ctx.guard()));
         routing.addFilter(Filters.securityHeaders());
         routing.register(
@@ -152,7 +154,9 @@ public final class WorkspaceServer implements AutoCloseable {
                 new ApiKeyService(ctx.engine().auth().apiKeys(), ctx.guard(), table),
                 new UserService(ctx.engine().auth().accounts(), ctx.guard(), table),
                 new ProjectsService(ctx.engine().projects(), ctx.engine().history(), ctx.guard(), table),
-                new HistoryService(ctx.engine().history(), ctx.guard(), table),
+                new HistoryService(ctx.engine().history(), (sessionId, userId) -> ctx.chat()
+                        .latestRunOfSession(sessionId).filter(run -> ctx.agentRuns().metadata(run).path("userId")
+                                .asLong(-1) == userId).isPresent(), ctx.guard(), table),
                 new FilesService(ctx.engine().projects(), ctx.config().fileLimits(), ctx.config().maxFileBodyBytes(),
                         ctx.guard(), table),
                 new GitService(ctx.engine().projects(), ctx.engine().gitTokens(), ctx.config().vcsOptions(),
@@ -165,7 +169,7 @@ public final class WorkspaceServer implements AutoCloseable {
                         ctx.guard(), table),
                 new AgentService(ctx.agentRuns(), ctx.repositories(),
                         userId -> ctx.engine().gitTokens().credentials(userId).map(GitCredentials::token),
-                        ctx.guard(), table),
+                        ctx.config(), ctx.engine().projects(), ctx.chat()::latestRunOfSession, ctx.guard(), table),
                 automation,
                 new TasksService(ctx.engine().tasks(), ctx.agentRuns(), ctx.engine().projects(),
                         ctx.engine().providers(), automation, ctx.guard(), table),
@@ -255,7 +259,9 @@ public final class WorkspaceServer implements AutoCloseable {
         Thread.ofPlatform().name("aw-start-web").daemon().start(web0);
         WorkspaceEngine engine;
         try {
-            engine = WorkspaceEngine.open(config.engine(), env);
+            // the configured CLI binaries (--cli-path) are never inside or around a project
+            engine = WorkspaceEngine.open(config.engine().withAccess(config.engine().access()
+                    .withCliFolders(List.copyOf(config.agent().binaries().values()))), env);
         } catch (RuntimeException | Error e) {
             gate.close();
             throw e;

@@ -28,7 +28,7 @@ public final class EmbeddedContractTarget implements ContractTargetProvider {
         // self-update never touches this build's own checkout (an empty folder is no checkout: UPDATE_NOT_CONFIGURED),
         // and a restart or update exit is only logged: the suite's JVM is not the server's to end
         Path noCheckout = Files.createDirectories(dir.resolve("no-checkout"));
-        server = WorkspaceServer.start(ServerConfig.forDataDir(dir.resolve("data")).withPort(0).withAgent(
+        server = WorkspaceServer.start(org.agentworkspace.server.TestServer.config(dir.resolve("data")).withAgent(
                 org.agentworkspace.core.agent.AgentSettings.defaults().withBinaries(Map.of("*", bin)))
                 .withUpdate(org.agentworkspace.core.system.UpdateSettings.defaults(dir.resolve("data"))
                         .withSourceDir(noCheckout)),

@@ -42,7 +42,9 @@ class ModulePathLaunchIT {
         List<String> cmd = new ArrayList<>(List.of(javaBin, "--enable-native-access=org.xerial.sqlitejdbc,com.sun.jna",
                 "-p", jar + java.io.File.pathSeparator + libs,
                 "-m", "org.agentworkspace.server/org.agentworkspace.server.Main",
-                "--port", "0", "--data-dir", data.toString()));
+                "--port", "0", "--data-dir", data.toString(),
+                // the test's project lies in a temporary folder, not in the home folder (the default root)
+                "--project-roots", TestServer.TMP.toString()));
         Process p = new ProcessBuilder(cmd).redirectErrorStream(true).start();
         StringBuilder log = new StringBuilder();
         CompletableFuture<Integer> port = new CompletableFuture<>();

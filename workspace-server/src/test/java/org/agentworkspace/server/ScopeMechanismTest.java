@@ -54,7 +54,7 @@ class ScopeMechanismTest {
     static void start() throws Exception {
         engine = WorkspaceEngine.open(org.agentworkspace.core.EngineConfig.create(
                 Files.createTempDirectory("aw-scope-")));
-        ServerConfig config = ServerConfig.forDataDir(engine.config().dataDir()).withPort(0);
+        ServerConfig config = org.agentworkspace.server.TestServer.config(engine.config().dataDir());
         WorkspaceServer.Context ctx = WorkspaceServer.Context.create(engine, config, Map.of());
         HttpRouting.Builder routing = HttpRouting.builder();
         routing.register(new TestService(ctx, new RouteTable()));

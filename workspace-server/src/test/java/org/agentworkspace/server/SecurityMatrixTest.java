@@ -279,6 +279,83 @@ class SecurityMatrixTest {
         assertEquals(before, state());
     }
 
+    /**
+     * What belongs to the administrator's account, and the host state only administrators change (users, MCP
+     * entries, config files, the project registry), as the administrator sees it. Shared state a non-administrator
+     * may legitimately change (a registered project's files and git, registering another folder inside the roots)
+     * is left out.
+     */
+    static String accountState(String taskId) {
+        return s.get("/api/users", bearer(admin)).body()
+                + s.get("/api/settings/api-keys", bearer(admin)).body()
+                        .replaceAll("\"last_used\":(null|\"[^\"]*\")", "")
+                + s.get("/api/settings/git-token", bearer(admin)).body()
+                + s.get("/api/notifications/web-push/subscriptions", bearer(admin)).body()
+                + s.get("/api/settings/notification-preferences", bearer(admin)).body()
+                + s.get("/api/notifications", bearer(admin)).body()
+                + s.get("/api/automation/tasks/" + taskId, bearer(admin)).body()
+                + s.get("/api/projects", bearer(admin)).body().replaceAll("\"lastActivity\":\"[^\"]*\"", "")
+                + s.get("/api/providers/claude/mcp/servers", bearer(admin)).body()
+                + s.get("/api/providers/codex/mcp/servers", bearer(admin)).body()
+                + s.get("/api/providers/claude/config-files/settings", bearer(admin)).body()
+                + s.get("/api/providers/credentials", bearer(admin)).body();
+    }
+
+    /**
+     * Two accounts on every route: the second (a non-administrator, with its session and with its own key) is
+     * refused every administrator route, never gets a 500, and whatever it sends — aimed at the administrator's key,
+     * task, project and provider state — leaves the administrator's account and the administrators' host state as
+     * they were.
+     */
+    @Test
+    void aSecondAccountReachesNothingOfTheFirstOnAnyRoute() {
+        String taskId = expect(s.post("/api/automation/tasks", Map.of("prompt", "admin's", "projectId", project,
+                "schedule", Map.of("kind", "once", "at", "2099-01-01T00:00:00Z")), bearer(admin)), 201, null)
+                .path("id").asText();
+        String[] bobKey = s.createKey(bob, "bob's key", null);
+        // a project's files and git are shared host state a non-administrator may change: the second account's
+        // calls go to a scratch repository, so the fixture the other tests watch stays as it is
+        GitCli git = new GitCli(work.resolve("home"));
+        java.nio.file.Path scratchRepo = git.repo(work.resolve("scratch"), "a.txt", "alpha\n", "dir/b.txt", "beta\n");
+        git.out(scratchRepo, "branch", "other");
+        String scratch = s.quickStart(admin, scratchRepo);
+        String before = accountState(taskId);
+        assertTrue(before.contains("matrix-server") && before.contains("opus") && before.contains(key[0])
+                && before.contains(taskId), before);
+        int checked = 0;
+        for (RouteTable.Route r : secured()) {
+            if (r.access().streaming() && !r.access().adminOnly()) {
+                continue; // an open stream only reads; which run or event a stream shows is its family's test
+            }
+            String path = concretePath(r).replace("task_none", taskId).replace(project, scratch);
+            String body;
+            try {
+                body = body(r) == null ? null : TestServer.JSON.writeValueAsString(body(r)).replace(project, scratch);
+            } catch (java.io.IOException e) {
+                throw new java.io.UncheckedIOException(e);
+            }
+            HttpResponse<String> asSession;
+            try {
+                asSession = s.send(r.method(), path, body, bearer(bob));
+            } catch (RuntimeException e) {
+                throw new AssertionError(r + " as the second account: " + e, e);
+            }
+            if (r.access().adminOnly()) {
+                expect(asSession, 403, "ADMIN_REQUIRED");
+            }
+            assertFalse(asSession.body().contains("INTERNAL_ERROR"), r + ": " + asSession.body());
+            if (!r.access().sessionOnly()) {
+                HttpResponse<String> asKey = s.send(r.method(), path, body, "X-API-Key", bobKey[1]);
+                assertFalse(asKey.body().contains("INTERNAL_ERROR"), r + ": " + asKey.body());
+                assertTrue(asKey.statusCode() != 200 || !r.access().adminOnly(), r + ": " + asKey.body());
+            }
+            assertEquals(before, accountState(taskId), "the second account changed the first's state through " + r);
+            checked++;
+        }
+        assertTrue(checked > 100, "routes checked: " + checked);
+        System.out.println("two-account matrix checked " + checked + " routes");
+    }
+
     @Test
     void aKeyWithEveryScopeButTheNeededOneIsRefused() {
         int checked = 0;

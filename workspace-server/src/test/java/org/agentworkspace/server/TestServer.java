@@ -48,7 +48,7 @@ public final class TestServer implements AutoCloseable {
     public static TestServer start(UnaryOperator<ServerConfig> customize, Map<String, String> env) {
         try {
             Path dir = Files.createTempDirectory("aw-test-");
-            ServerConfig config = customize.apply(ServerConfig.forDataDir(dir.resolve("data")).withPort(0));
+            ServerConfig config = customize.apply(config(dir.resolve("data")));
             Map<String, String> e = new java.util.HashMap<>(env);
             e.putIfAbsent("HOME", Files.createDirectories(dir.resolve("home")).toString());
             // an operator's environment has a PATH; runs inherit it from this map (the engine's environment)
@@ -79,6 +79,17 @@ public final class TestServer implements AutoCloseable {
             return "<event-stream>";
         });
     };
+    /** The temporary-file folder: the tests' project folders lie below it. */
+    public static final Path TMP = Path.of(System.getProperty("java.io.tmpdir")).toAbsolutePath().normalize();
+
+    /**
+     * The configuration test servers start from: a free port, and the temporary-file folder as the project root
+     * ({@code --project-roots}), since test projects live in temporary folders rather than in the home folder.
+     */
+    public static ServerConfig config(Path dataDir) {
+        return ServerConfig.forDataDir(dataDir).withPort(0).withProjectRoots(java.util.List.of(TMP));
+    }
+
     /** Wraps a server started by the test itself (for settings {@link #start} does not take). */
     public static TestServer wrap(WorkspaceServer server, Path dataDir) {
         return new TestServer(server, dataDir);
@@ -143,7 +154,8 @@ public final class TestServer implements AutoCloseable {
 
     /** Registers {@code folder} as a project (quick-start) and returns the project's name. */
     public String quickStart(String sessionToken, Path folder) {
-        return expect(post("/api/projects/quick-start", Map.of("path", folder.toString()), bearer(sessionToken)), 200,
+        return expect(post("/api/projects/quick-start", Map.of("path", folder.toString(), "create", true),
+                bearer(sessionToken)), 200,
                 null).path("name").asText();
     }
 

@@ -94,7 +94,7 @@ class WsGateTest {
     @BeforeAll
     static void start() throws Exception {
         engine = WorkspaceEngine.open(EngineConfig.create(Files.createTempDirectory("aw-ws-")));
-        ServerConfig config = ServerConfig.forDataDir(engine.config().dataDir()).withPort(0);
+        ServerConfig config = org.agentworkspace.server.TestServer.config(engine.config().dataDir());
         WorkspaceServer.Context ctx = WorkspaceServer.Context.create(engine, config, Map.of());
         WsGate gate = new WsGate(ctx.guard());
         HttpRouting.Builder routing = HttpRouting.builder();

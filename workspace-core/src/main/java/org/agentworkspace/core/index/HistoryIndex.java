@@ -2244,10 +2244,9 @@ public final class HistoryIndex implements AutoCloseable {
         }
     }
 
-    private static WorkspaceException projectNotFound(String name) {
-        String shown = name == null ? "" : (name.length() > 80 ? name.substring(0, 80) + "…" : name)
-                .replaceAll("\\p{Cntrl}", "?");
-        return new WorkspaceException.NotFound(ProjectErrorCodes.PROJECT_NOT_FOUND, "no project named '" + shown + "'");
+    /** {@code PROJECT_NOT_FOUND}, naming the registered projects the caller may have meant. */
+    private WorkspaceException projectNotFound(String name) {
+        return ProjectRegistry.notFound(name, registry.candidates(name));
     }
 
     private static WorkspaceException sessionNotFound() {

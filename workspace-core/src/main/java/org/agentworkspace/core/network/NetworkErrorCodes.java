@@ -13,6 +13,12 @@ public final class NetworkErrorCodes {
     /** 409: the service does not listen on the address the router would forward to (it is bound to loopback). */
     public static final String NOT_LISTENING_ON_LAN = "NOT_LISTENING_ON_LAN";
 
+    /**
+     * 400: a URL the service would connect to (a provider's baseUrl) names a loopback, private or link-local address
+     * (or an internal-only name) that the administrator has not allowed with {@code --outbound-allow}.
+     */
+    public static final String OUTBOUND_ADDRESS_REFUSED = "OUTBOUND_ADDRESS_REFUSED";
+
     private NetworkErrorCodes() {
     }
 }

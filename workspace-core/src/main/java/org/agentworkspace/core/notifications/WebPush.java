@@ -81,6 +81,8 @@ public final class WebPush implements AutoCloseable {
     private final ThreadPoolExecutor workers;
     private final AtomicLong delivered = new AtomicLong();
     private volatile Vapid vapid;
+    private volatile org.agentworkspace.core.network.OutboundPolicy outbound =
+            org.agentworkspace.core.network.OutboundPolicy.publicOnly();
 
     private record Vapid(byte[] publicKey, PrivateKey privateKey) {
     }
@@ -219,7 +221,7 @@ public final class WebPush implements AutoCloseable {
     private void send(Target t, byte[] payload) {
         String where = WebPushCrypto.origin(t.endpoint());
         try {
-            if (!PushEndpoints.deliverable(t.endpoint(), settings.allowLoopbackHttp())) {
+            if (!deliverable(t.endpoint())) {
                 LOG.log(System.Logger.Level.WARNING, "web push: subscription " + t.id() + " at " + where
                         + " resolves to an address that is not public; not sent");
                 return;
@@ -252,6 +254,26 @@ public final class WebPush implements AutoCloseable {
             // the exception text may hold the URL: log only its type
             LOG.log(System.Logger.Level.WARNING, "web push to " + where + " (subscription " + t.id() + ") failed: "
                     + e.getClass().getSimpleName());
+        }
+    }
+
+    /**
+     * The addresses deliveries may reach: the endpoint's host is resolved at each delivery and every address must
+     * be public (or the endpoint allowed by the administrator).
+     */
+    public void useOutboundPolicy(org.agentworkspace.core.network.OutboundPolicy policy) {
+        this.outbound = java.util.Objects.requireNonNull(policy, "policy");
+    }
+
+    private boolean deliverable(URI endpoint) {
+        if (settings.allowLoopbackHttp() && "127.0.0.1".equals(endpoint.getHost())) {
+            return true;
+        }
+        try {
+            outbound.checkConnect(endpoint);
+            return true;
+        } catch (java.io.IOException e) {
+            return false;
         }
     }
 

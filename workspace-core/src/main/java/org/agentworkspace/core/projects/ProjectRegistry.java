@@ -64,13 +64,15 @@ public final class ProjectRegistry {
     private final Clock clock;
     private final Path dataDir;
     private final VcsProviders vcs;
+    private final ProjectRoots roots;
     private final java.util.concurrent.atomic.AtomicLong version = new java.util.concurrent.atomic.AtomicLong();
 
-    private ProjectRegistry(Store store, Clock clock, Path dataDir, VcsProviders vcs) {
+    private ProjectRegistry(Store store, Clock clock, Path dataDir, VcsProviders vcs, ProjectRoots roots) {
         this.store = store;
         this.clock = clock;
         this.dataDir = dataDir;
         this.vcs = vcs;
+        this.roots = roots;
     }
 
     /**
@@ -80,6 +82,15 @@ public final class ProjectRegistry {
      * @param vcs     the version-control implementations git access is opened with
      */
     public static ProjectRegistry create(Store store, Clock clock, Path dataDir, VcsProviders vcs) {
+        return create(store, clock, dataDir, vcs, ProjectRoots.unrestricted(dataDir));
+    }
+
+    /**
+     * The registry in {@code store}, whose projects must lie where {@code roots} allows (checked at registration and
+     * at every use).
+     */
+    public static ProjectRegistry create(Store store, Clock clock, Path dataDir, VcsProviders vcs,
+                                         ProjectRoots roots) {
         Path real;
         try {
             real = dataDir.toRealPath();
@@ -87,7 +98,12 @@ public final class ProjectRegistry {
             throw new UncheckedIOException("the data directory cannot be resolved", e);
         }
         return new ProjectRegistry(Objects.requireNonNull(store), Objects.requireNonNull(clock), real,
-                Objects.requireNonNull(vcs));
+                Objects.requireNonNull(vcs), Objects.requireNonNull(roots));
+    }
+
+    /** Where projects and run working directories may be. */
+    public ProjectRoots roots() {
+        return roots;
     }
 
     // ------------------------------------------------------------------ names
@@ -154,15 +170,35 @@ public final class ProjectRegistry {
 
     /** Registers the folder at {@code path} (creating it when missing), or returns it when already registered. */
     public RegisteredProject quickStart(String path) {
+        return quickStart(path, true).project();
+    }
+
+    /** A quick-start's project, and whether its folder was created by it. */
+    public record QuickStart(RegisteredProject project, boolean created) {
+    }
+
+    /**
+     * Registers the folder at {@code path}, or returns it when already registered. A missing folder is created only
+     * when {@code create} is set (a mistyped path otherwise gets {@code DIRECTORY_NOT_FOUND}).
+     */
+    public QuickStart quickStart(String path, boolean create) {
         Path requested = absolute(path);
         checkAllowed(realOfDeepestExisting(requested));
-        try {
-            Files.createDirectories(requested);
-        } catch (FileAlreadyExistsException e) {
-            throw new WorkspaceException.Validation(FileErrorCodes.NOT_A_DIRECTORY, "the path names a file");
-        } catch (IOException e) {
-            throw new WorkspaceException.Validation(FileErrorCodes.INVALID_PATH,
-                    "the folder does not exist and cannot be created");
+        boolean created = false;
+        if (!Files.exists(requested)) {
+            if (!create) {
+                throw new WorkspaceException.NotFound(ProjectErrorCodes.DIRECTORY_NOT_FOUND, "the folder "
+                        + printable(requested.toString()) + " does not exist; send \"create\": true to create it");
+            }
+            try {
+                Files.createDirectories(requested);
+                created = true;
+            } catch (FileAlreadyExistsException e) {
+                throw new WorkspaceException.Validation(FileErrorCodes.NOT_A_DIRECTORY, "the path names a file");
+            } catch (IOException e) {
+                throw new WorkspaceException.Validation(FileErrorCodes.INVALID_PATH,
+                        "the folder does not exist and cannot be created");
+            }
         }
         Path real;
         try {
@@ -174,7 +210,30 @@ public final class ProjectRegistry {
         if (!Files.isDirectory(real)) {
             throw new WorkspaceException.Validation(FileErrorCodes.NOT_A_DIRECTORY, "the path names a file");
         }
-        return register(real);
+        return new QuickStart(register(real), created);
+    }
+
+    /**
+     * Refuses a folder, existing or not yet (a clone target), that may not be a project or a run's working
+     * directory: the real path of its deepest existing ancestor, with the missing names appended, is checked.
+     */
+    public void checkLocation(Path dir) {
+        checkAllowed(realOfDeepestExisting(dir.toAbsolutePath().normalize()));
+    }
+
+    /**
+     * Refuses a folder that may not be a project or a run's working directory (its real path is checked against
+     * the roots: {@link ProjectRoots#check}); returns the real path.
+     */
+    public Path checkWorkingDirectory(Path dir) {
+        Path real;
+        try {
+            real = dir.toRealPath();
+        } catch (IOException e) {
+            throw new WorkspaceException.NotFound(ProjectErrorCodes.DIRECTORY_NOT_FOUND, "the folder cannot be found");
+        }
+        checkAllowed(real);
+        return real;
     }
 
     private RegisteredProject register(Path real) {
@@ -223,9 +282,49 @@ public final class ProjectRegistry {
         }
     }
 
-    /** The project with this name, or {@code PROJECT_NOT_FOUND}. */
+    /**
+     * The project with this name, or the one project a person meant by it ({@link #lookup}: its display name, its
+     * folder's path, its name without the hash), or {@code PROJECT_NOT_FOUND} naming the candidates.
+     */
     public RegisteredProject get(String name) {
-        return find(name).orElseThrow(() -> notFound(name));
+        return lookup(name).orElseThrow(() -> notFound(name, candidates(name)));
+    }
+
+    /**
+     * What a person typed for a project: its name, else the one registered project whose display name (ignoring
+     * case) or folder path is exactly {@code typed}, else the one whose name is {@code typed} plus the hash suffix.
+     * Empty when nothing or more than one project matches.
+     */
+    public Optional<RegisteredProject> lookup(String typed) {
+        Optional<RegisteredProject> exact = find(typed);
+        if (exact.isPresent() || typed == null || typed.isEmpty() || typed.length() > MAX_PATH) {
+            return exact;
+        }
+        List<RegisteredProject> all = list();
+        String path = typed.length() > 1 && typed.endsWith("/") ? typed.substring(0, typed.length() - 1) : typed;
+        for (java.util.function.Predicate<RegisteredProject> rule : List.<java.util.function.Predicate<RegisteredProject>>of(
+                p -> p.path().equals(path),
+                p -> p.displayName().equalsIgnoreCase(typed),
+                p -> p.name().startsWith(typed + "-") && p.name().substring(typed.length() + 1).matches("[0-9a-f]{8,64}"))) {
+            List<RegisteredProject> hits = all.stream().filter(rule).toList();
+            if (hits.size() == 1) {
+                return Optional.of(hits.getFirst());
+            }
+            if (hits.size() > 1) {
+                return Optional.empty();
+            }
+        }
+        return Optional.empty();
+    }
+
+    /** The names of the registered projects {@code typed} could mean (display name, path, name without hash). */
+    public List<String> candidates(String typed) {
+        if (typed == null || typed.isEmpty() || typed.length() > MAX_PATH) {
+            return List.of();
+        }
+        String t = typed.toLowerCase(Locale.ROOT);
+        return list().stream().filter(p -> p.displayName().equalsIgnoreCase(typed) || p.path().equals(typed)
+                || p.name().startsWith(t + "-")).map(RegisteredProject::name).limit(5).toList();
     }
 
     /**
@@ -380,6 +479,7 @@ public final class ProjectRegistry {
         if (real.startsWith(dataDir) || dataDir.startsWith(real)) {
             throw notAllowed("the service's data directory, and folders inside or around it, cannot be projects");
         }
+        roots.check(real);
     }
 
     private static WorkspaceException invalid(String message) {
@@ -391,8 +491,15 @@ public final class ProjectRegistry {
     }
 
     private static WorkspaceException notFound(String name) {
+        return notFound(name, List.of());
+    }
+
+    /** {@code PROJECT_NOT_FOUND}, naming the projects {@code name} could mean. */
+    public static WorkspaceException notFound(String name, List<String> candidates) {
         return new WorkspaceException.NotFound(ProjectErrorCodes.PROJECT_NOT_FOUND, "no project named '"
-                + printable(name) + "'");
+                + printable(name) + "'" + (candidates.isEmpty() ? "; GET /api/projects lists the project names"
+                : "; did you mean " + String.join(" or ", candidates.stream().map(c -> "'" + c + "'").toList())
+                + "?"));
     }
 
     private static WorkspaceException missingFolder() {

@@ -95,7 +95,8 @@ public final class ModelCatalog {
             fresh = fetched.isEmpty() ? new Entry(builtin(facts), now, "the endpoint listed no models")
                     : new Entry(fetched, now, null);
         } catch (IOException e2) {
-            String why = e2.getMessage() != null && e2.getMessage().startsWith("the model")
+            String why = e2.getMessage() != null && (e2.getMessage().startsWith("the model")
+                    || e2 instanceof org.agentworkspace.core.network.OutboundPolicy.RefusedAddressException)
                     ? e2.getMessage() : "the model endpoint cannot be reached (" + e2.getClass().getSimpleName() + ")";
             LOG.log(System.Logger.Level.WARNING, "model list of {0} could not be fetched: {1}", provider, why);
             fresh = new Entry(builtin(facts), now, why);
@@ -214,7 +215,10 @@ public final class ModelCatalog {
     }
 
     private JsonNode get(String url, String... headers) throws IOException, InterruptedException {
-        HttpRequest.Builder b = HttpRequest.newBuilder(URI.create(url)).timeout(TIMEOUT).GET()
+        URI uri = URI.create(url);
+        // the host is resolved now: a name that leads to a loopback, private or link-local address never gets the key
+        credentials.outboundPolicy().checkConnect(uri);
+        HttpRequest.Builder b = HttpRequest.newBuilder(uri).timeout(TIMEOUT).GET()
                 .header("Accept", "application/json");
         for (int i = 0; i + 1 < headers.length; i += 2) {
             b.header(headers[i], headers[i + 1]);

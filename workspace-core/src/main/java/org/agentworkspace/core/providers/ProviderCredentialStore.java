@@ -39,6 +39,8 @@ public final class ProviderCredentialStore implements org.agentworkspace.core.ag
     private final SecretBox box;
     private final Clock clock;
     private final CopyOnWriteArrayList<Consumer<String>> listeners = new CopyOnWriteArrayList<>();
+    private volatile org.agentworkspace.core.network.OutboundPolicy outbound =
+            org.agentworkspace.core.network.OutboundPolicy.publicOnly();
 
     private ProviderCredentialStore(Store store, SecretBox box, Clock clock) {
         this.store = store;
@@ -96,6 +98,19 @@ public final class ProviderCredentialStore implements org.agentworkspace.core.ag
             Objects.requireNonNull(credentials, "credentials");
             Objects.requireNonNull(source, "source");
         }
+    }
+
+    /**
+     * The addresses a stored {@code baseUrl} may name, and that the model catalog may connect to (public ones, and
+     * the endpoints an administrator allowed).
+     */
+    public void useOutboundPolicy(org.agentworkspace.core.network.OutboundPolicy policy) {
+        this.outbound = Objects.requireNonNull(policy, "policy");
+    }
+
+    /** The policy set by {@link #useOutboundPolicy}. */
+    public org.agentworkspace.core.network.OutboundPolicy outboundPolicy() {
+        return outbound;
     }
 
     /** Called with the provider id after its credential changed (the model cache drops its entry). */
@@ -160,7 +175,7 @@ public final class ProviderCredentialStore implements org.agentworkspace.core.ag
     }
 
     /** The checked base URL (null for none); throws for a bad key or URL. */
-    private static String validate(String provider, String apiKey, String baseUrl) {
+    private String validate(String provider, String apiKey, String baseUrl) {
         ProviderFacts facts = ProviderFacts.of(provider);
         if (apiKey == null || apiKey.isBlank()) {
             throw WorkspaceException.Validation.of("apiKey must not be empty");
@@ -177,6 +192,9 @@ public final class ProviderCredentialStore implements org.agentworkspace.core.ag
         new ProviderCredentials(apiKey, url);
         if (url != null && URI.create(url).getRawUserInfo() != null) {
             throw WorkspaceException.Validation.of("baseUrl must not carry user info; store the secret as apiKey");
+        }
+        if (url != null) {
+            outbound.checkUrl(URI.create(url), "baseUrl");
         }
         return url;
     }

@@ -64,6 +64,31 @@ abstract class AbstractWebPushStoreTest {
 
     private static final String AUTH = P256.b64(new byte[16]);
 
+    /**
+     * A push endpoint whose name resolves to an internal address (the resolver hook stands in for a DNS answer) is
+     * resolved at delivery through the outbound policy, and nothing is sent.
+     */
+    @Test
+    void aPushEndpointThatResolvesToAnInternalAddressIsNotDeliveredTo() throws Exception {
+        User alice = auth.accounts().create("alice", "alice password", null, false);
+        java.util.List<String> asked = new java.util.concurrent.CopyOnWriteArrayList<>();
+        try (WebPush push = webPush()) {
+            push.useOutboundPolicy(org.agentworkspace.core.network.OutboundPolicy.create(java.util.Set.of(), host -> {
+                asked.add(host);
+                return new java.net.InetAddress[] {java.net.InetAddress.getByName("169.254.169.254")};
+            }));
+            push.subscribe(alice.id(), "https://push.rebind.test/send/1", p256dh(), AUTH);
+            push.deliver(alice.id(), "{}".getBytes(java.nio.charset.StandardCharsets.UTF_8));
+            long deadline = System.nanoTime() + 10_000_000_000L;
+            while (asked.isEmpty() && System.nanoTime() < deadline) {
+                Thread.sleep(20);
+            }
+            assertEquals(java.util.List.of("push.rebind.test"), asked, "resolved at delivery through the hook");
+            Thread.sleep(200);
+            assertEquals(0, push.delivered());
+        }
+    }
+
     @Test
     void inAppNotificationsAreKeptAcrossARestartBoundedAndPerUser() throws Exception {
         User alice = auth.accounts().create("alice", "alice password", null, false);

@@ -54,6 +54,9 @@ class CredentialIsolationTest {
         f.env.put("NODE_OPTIONS", "--require /tmp/evil.js");
         f.env.put("LD_PRELOAD", "/tmp/evil.so");
         project = Files.createDirectories(f.root.resolve("project"));
+        // the base URLs name the discard port on loopback: allowed as an administrator would (--outbound-allow)
+        f.pm().credentials().useOutboundPolicy(org.agentworkspace.core.network.OutboundPolicy.create(
+                java.util.Set.of("127.0.0.1:9"), org.agentworkspace.core.network.OutboundPolicy.SYSTEM));
         for (ProviderFacts p : ProviderFacts.ALL) {
             String key = "sk-" + p.id() + "-stored-key-" + Integer.toHexString(p.id().hashCode()) + "-END";
             keys.put(p.id(), key);

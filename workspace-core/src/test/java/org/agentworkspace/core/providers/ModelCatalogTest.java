@@ -23,6 +23,9 @@ class ModelCatalogTest {
     @BeforeEach
     void start() {
         mock = MockLlmServer.builder().models(List.of("mock-model-a", "mock-model-b")).build().start();
+        // the mock model endpoint is on loopback: allowed as an administrator would (--outbound-allow)
+        f.pm().credentials().useOutboundPolicy(org.agentworkspace.core.network.OutboundPolicy.create(
+                java.util.Set.of("127.0.0.1:" + mock.port()), org.agentworkspace.core.network.OutboundPolicy.SYSTEM));
     }
 
     @AfterEach

@@ -83,6 +83,14 @@ public final class ChatEndpoint implements AutoCloseable {
     }
 
     /** A listener for one new socket. */
+    /**
+     * The newest run of a CLI session (known from this socket's turns, or found among the newest runs' logs), so
+     * {@code POST /api/agent} applies the same ownership rule to {@code sessionId}.
+     */
+    public Optional<RunInfo> latestRunOfSession(String sessionId) {
+        return sessions.latest(sessionId);
+    }
+
     public WsListener listener() {
         return new Connection();
     }
@@ -298,7 +306,8 @@ public final class ChatEndpoint implements AutoCloseable {
             }
             if (sessionId != null) {
                 Optional<RunInfo> last = sessions.latest(sessionId);
-                if (last.isPresent() && !visible(principal, last.get())) {
+                // a session no run of this service started (found on disk) is resumed by administrators only
+                if (last.isPresent() ? !visible(principal, last.get()) : !principal.user().admin()) {
                     throw new WorkspaceException.NotFound(SESSION_NOT_FOUND, "no such session");
                 }
                 if (last.isPresent() && !last.get().status().terminal()) {

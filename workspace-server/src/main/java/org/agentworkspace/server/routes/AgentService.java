@@ -1,13 +1,13 @@
 package org.agentworkspace.server.routes;
 
 import java.io.UncheckedIOException;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
+import java.util.function.Function;
 import java.util.function.LongFunction;
 
 import com.fasterxml.jackson.databind.JsonNode;
@@ -26,11 +26,14 @@ import org.agentworkspace.core.agent.AgentRunRequest;
 import org.agentworkspace.core.agent.AgentRuns;
 import org.agentworkspace.core.agent.Repositories;
 import org.agentworkspace.core.agent.RunSummary;
+import org.agentworkspace.core.index.HistoryErrorCodes;
+import org.agentworkspace.core.projects.ProjectRegistry;
 import org.agentworkspace.core.runs.RunCursor;
 import org.agentworkspace.core.runs.RunEntry;
 import org.agentworkspace.core.runs.RunHandle;
 import org.agentworkspace.core.runs.RunInfo;
 import org.agentworkspace.core.runs.RunStatus;
+import org.agentworkspace.server.ServerConfig;
 import org.agentworkspace.server.http.Access;
 import org.agentworkspace.server.http.ApiService;
 import org.agentworkspace.server.http.Call;
@@ -52,17 +55,23 @@ public final class AgentService extends ApiService {
     private final ObjectMapper mapper = new ObjectMapper();
     private final RunStreams streams;
     private final LongFunction<Optional<String>> storedToken;
+    private final RunCallers callers;
+    private final Function<String, Optional<RunInfo>> sessionRuns;
 
     /**
      * @param storedToken the user's stored git token (used when the request has no {@code githubToken})
+     * @param sessionRuns the newest run of a CLI session (the chat socket's session index)
      */
-    public AgentService(AgentRuns runs, Repositories repos, LongFunction<Optional<String>> storedToken, Guard guard,
-                        RouteTable table) {
+    public AgentService(AgentRuns runs, Repositories repos, LongFunction<Optional<String>> storedToken,
+                        ServerConfig config, ProjectRegistry projects, Function<String, Optional<RunInfo>> sessionRuns,
+                        Guard guard, RouteTable table) {
         super("agent", guard, table);
         this.runs = runs;
         this.repos = repos;
         this.storedToken = storedToken;
         this.streams = new RunStreams(mapper, runs);
+        this.callers = new RunCallers(runs, config, projects);
+        this.sessionRuns = sessionRuns;
     }
 
     @Override
@@ -81,7 +90,7 @@ public final class AgentService extends ApiService {
         }
     }
 
-    private Request parse(JsonNode body) {
+    private Request parse(Call call, JsonNode body) {
         String message = Call.requiredString(body, "message");
         if (message.isBlank()) {
             throw WorkspaceException.Validation.of("message must not be blank");
@@ -94,19 +103,9 @@ public final class AgentService extends ApiService {
             throw WorkspaceException.Validation.of("projectPath or githubUrl is required");
         }
         Optional<Repositories.RepositoryUrl> repo = url.map(repos::validate);
-        Path projectPath = null;
-        if (path.isPresent()) {
-            Path p = Path.of(path.get());
-            if (!p.isAbsolute() || !p.normalize().equals(p)) {
-                throw new WorkspaceException.Validation(AgentErrorCodes.INVALID_PROJECT_PATH,
-                        "projectPath must be an absolute, normalised path");
-            }
-            if (repo.isEmpty() && !Files.isDirectory(p)) {
-                throw new WorkspaceException.Validation(AgentErrorCodes.INVALID_PROJECT_PATH,
-                        "projectPath is not an existing directory");
-            }
-            projectPath = p;
-        }
+        // the working directory follows the rules of POST /api/automation/run (RunCallers): local trusted callers
+        // only, inside the project roots
+        Path projectPath = path.map(p -> callers.projectPath(call, p, repo.isPresent())).orElse(null);
         Optional<String> branch = Call.optionalString(body, "branchName").filter(s -> !s.isBlank());
         branch.ifPresent(Repositories::validateBranchName);
         boolean createPr = bool(body, "createPR", false);
@@ -137,8 +136,17 @@ public final class AgentService extends ApiService {
     }
 
     private void run(Call call) throws Exception {
-        Request parsed = parse(call.body());
+        Request parsed = parse(call, call.body());
         Principal principal = call.principal();
+        if (parsed.sessionId() != null && !principal.user().admin()) {
+            // a CLI session on this host is resumed only by the account whose run started or continued it
+            Optional<RunInfo> last = sessionRuns.apply(parsed.sessionId());
+            if (last.isEmpty() || runs.metadata(last.get()).path("userId").asLong(-1) != principal.user().id()) {
+                throw new WorkspaceException.NotFound(HistoryErrorCodes.SESSION_NOT_FOUND,
+                        "no session " + parsed.sessionId().replaceAll("\\p{Cntrl}", "?")
+                                + " was started by your runs; resume only your own sessions");
+            }
+        }
         Request req = parsed.githubToken().isPresent() || !(parsed.githubUrl().isPresent() || parsed.createBranch())
                 ? parsed : parsed.withGithubToken(storedToken.apply(principal.user().id()));
         boolean ndjson = prefersNdjson(call);

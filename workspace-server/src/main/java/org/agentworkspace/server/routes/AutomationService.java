@@ -1,9 +1,6 @@
 package org.agentworkspace.server.routes;
 
 import java.io.UncheckedIOException;
-import java.net.InetAddress;
-import java.net.InetSocketAddress;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.EnumSet;
@@ -30,6 +27,7 @@ import org.agentworkspace.core.agent.AgentErrorCodes;
 import org.agentworkspace.core.agent.AgentRunRequest;
 import org.agentworkspace.core.agent.AgentRuns;
 import org.agentworkspace.core.agent.RunSummary;
+import org.agentworkspace.core.projects.ProjectRegistry;
 import org.agentworkspace.core.runs.RunCursor;
 import org.agentworkspace.core.runs.RunEntry;
 import org.agentworkspace.core.runs.RunHandle;
@@ -54,15 +52,16 @@ public final class AutomationService extends ApiService {
     private static final int MAX_PROMPT_CHARS = 200_000;
 
     private final AgentRuns runs;
-    private final ServerConfig config;
     private final ObjectMapper mapper = new ObjectMapper();
     private final RunStreams streams;
+    private final RunCallers callers;
 
-    public AutomationService(AgentRuns runs, ServerConfig config, Guard guard, RouteTable table) {
+    public AutomationService(AgentRuns runs, ServerConfig config, ProjectRegistry projects, Guard guard,
+                             RouteTable table) {
         super("automation", guard, table);
         this.runs = runs;
-        this.config = config;
         this.streams = new RunStreams(mapper, runs);
+        this.callers = new RunCallers(runs, config, projects);
     }
 
     @Override
@@ -100,19 +99,11 @@ public final class AutomationService extends ApiService {
         String model = Call.optionalString(body, "model").filter(s -> !s.isBlank()).orElse(null);
         Path dir;
         if (projectPath.isPresent()) {
-            if (!trustedLocalCaller(call)) {
-                throw new WorkspaceException.Forbidden(AgentErrorCodes.PROJECT_PATH_NOT_TRUSTED,
-                        "projectPath is honoured only for local trusted callers; name the project with projectId");
-            }
-            Path p = Path.of(projectPath.get());
-            if (!p.isAbsolute() || !p.normalize().equals(p) || !Files.isDirectory(p)) {
-                throw new WorkspaceException.Validation(AgentErrorCodes.INVALID_PROJECT_PATH,
-                        "projectPath must be the absolute path of an existing directory");
-            }
-            dir = p;
+            dir = callers.projectPath(call, projectPath.get(), false);
         } else if (projectId.isPresent()) {
             dir = runs.settings().projects().find(projectId.get()).orElseThrow(() ->
-                    new WorkspaceException.NotFound(AgentErrorCodes.PROJECT_NOT_FOUND, "no such project"));
+                    new WorkspaceException.NotFound(AgentErrorCodes.PROJECT_NOT_FOUND, "no project named '"
+                            + projectId.get().replaceAll("\\p{Cntrl}", "?") + "'; GET /api/projects lists them"));
         } else {
             throw WorkspaceException.Validation.of("projectId is required");
         }
@@ -124,28 +115,6 @@ public final class AutomationService extends ApiService {
                 call.principal().user().id()));
         RunInfo info = handle.info();
         call.send(Status.ACCEPTED_202, view(info, runs.summary(info)));
-    }
-
-    /**
-     * A local trusted caller: the operator has not switched {@code --trust-local-project-paths} off, the TCP peer
-     * is a loopback address, the peer is not a configured trusted proxy, and the request carries no forwarding
-     * header (a reverse proxy on the same host must not turn remote callers into local ones). The caller is already
-     * authenticated with {@code tasks:write}.
-     */
-    private boolean trustedLocalCaller(Call call) {
-        if (!runs.settings().trustLocalProjectPaths()) {
-            return false;
-        }
-        var headers = call.request().headers();
-        if (headers.contains(HeaderNames.create("X-Forwarded-For")) || headers.contains(HeaderNames.create("Forwarded"))
-                || headers.contains(HeaderNames.create("X-Real-IP"))) {
-            return false;
-        }
-        if (!(call.request().remotePeer().address() instanceof InetSocketAddress inet)) {
-            return false;
-        }
-        InetAddress a = inet.getAddress();
-        return a != null && a.isLoopbackAddress() && !config.trustedProxies().contains(a.getHostAddress());
     }
 
     private void list(Call call) {

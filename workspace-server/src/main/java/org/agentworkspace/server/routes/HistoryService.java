@@ -23,17 +23,24 @@ public final class HistoryService extends ApiService {
     private static final int MAX_RESULTS = 500;
 
     private final HistoryIndex history;
+    private final java.util.function.BiPredicate<String, Long> ownsSession;
 
-    public HistoryService(HistoryIndex history, Guard guard, RouteTable table) {
+    /**
+     * @param ownsSession whether a run of the account (the id) started or continued the CLI session (the id): a
+     *                    non-administrator reads only those conversations (docs/auth.md "Host state and accounts")
+     */
+    public HistoryService(HistoryIndex history, java.util.function.BiPredicate<String, Long> ownsSession, Guard guard,
+                          RouteTable table) {
         super("history", guard, table);
         this.history = history;
+        this.ownsSession = ownsSession;
     }
 
     @Override
     protected void declare(Routes r) {
         r.get("/api/sessions/{sessionId}/messages", Access.scope(Scope.PROJECTS_READ), this::messages)
-                .put("/api/sessions/{sessionId}/rename", Access.scope(Scope.PROJECTS_WRITE), this::rename)
-                .get("/api/search/conversations", Access.scope(Scope.PROJECTS_READ), this::search)
+                .put("/api/sessions/{sessionId}/rename", Access.scope(Scope.PROJECTS_WRITE).admin(), this::rename)
+                .get("/api/search/conversations", Access.scope(Scope.PROJECTS_READ).admin(), this::search)
                 .get("/api/history/index", Access.scope(Scope.PROJECTS_READ), this::status);
     }
 
@@ -41,6 +48,12 @@ public final class HistoryService extends ApiService {
         String project = call.requiredQuery("projectName");
         int limit = intQuery(call, "limit", DEFAULT_MESSAGES, 1, MAX_MESSAGES);
         int offset = intQuery(call, "offset", 0, 0, Integer.MAX_VALUE);
+        if (!call.principal().user().admin()
+                && !ownsSession.test(call.pathParam("sessionId"), call.principal().user().id())) {
+            throw new WorkspaceException.NotFound(org.agentworkspace.core.index.HistoryErrorCodes.SESSION_NOT_FOUND,
+                    "no such session among your runs' sessions (other conversations on this host are for "
+                            + "administrators)");
+        }
         call.ok(Views.messagePage(history.messages(project, call.pathParam("sessionId"), provider(call), limit,
                 offset)));
     }

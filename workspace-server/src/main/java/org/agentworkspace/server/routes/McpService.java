@@ -34,10 +34,11 @@ public final class McpService extends ApiService {
 
     @Override
     protected void declare(Routes r) {
-        r.get("/api/providers/{provider}/mcp/servers", Access.session(), this::list)
-                .post("/api/providers/{provider}/mcp/servers", Access.session(), this::add)
-                .delete("/api/providers/{provider}/mcp/servers/{name}", Access.session(), this::remove)
-                .post("/api/providers/mcp/servers/global", Access.session(), this::addEverywhere);
+        // an MCP entry's command runs in every account's sessions: administrators only
+        r.get("/api/providers/{provider}/mcp/servers", Access.session().admin(), this::list)
+                .post("/api/providers/{provider}/mcp/servers", Access.session().admin(), this::add)
+                .delete("/api/providers/{provider}/mcp/servers/{name}", Access.session().admin(), this::remove)
+                .post("/api/providers/mcp/servers/global", Access.session().admin(), this::addEverywhere);
     }
 
     private static String provider(Call call) {

@@ -63,11 +63,13 @@ public final class ProjectsService extends ApiService {
     protected void declare(Routes r) {
         r.get("/api/projects", Access.scope(Scope.PROJECTS_READ), this::list)
                 .post("/api/projects/quick-start", Access.scope(Scope.PROJECTS_WRITE), this::quickStart)
-                .put("/api/projects/{projectName}/rename", Access.scope(Scope.PROJECTS_WRITE), this::rename)
-                .delete("/api/projects/{projectName}", Access.scope(Scope.PROJECTS_WRITE), this::delete)
-                .get("/api/projects/{projectName}/sessions", Access.scope(Scope.PROJECTS_READ), this::sessions)
-                .delete("/api/projects/{projectName}/sessions/{sessionId}", Access.scope(Scope.PROJECTS_WRITE),
-                        this::deleteSession);
+                // the registry and the histories on disk are host state everyone shares: administrators rename,
+                // deregister, list and delete conversations (docs/auth.md "Host state and accounts")
+                .put("/api/projects/{projectName}/rename", Access.scope(Scope.PROJECTS_WRITE).admin(), this::rename)
+                .delete("/api/projects/{projectName}", Access.scope(Scope.PROJECTS_WRITE).admin(), this::delete)
+                .get("/api/projects/{projectName}/sessions", Access.scope(Scope.PROJECTS_READ).admin(), this::sessions)
+                .delete("/api/projects/{projectName}/sessions/{sessionId}",
+                        Access.scope(Scope.PROJECTS_WRITE).admin(), this::deleteSession);
     }
 
     /**
@@ -112,10 +114,16 @@ public final class ProjectsService extends ApiService {
     }
 
     private void quickStart(Call call) {
-        RegisteredProject p = projects.quickStart(Call.requiredString(call.body(), "path"));
+        // a missing folder is created only when asked: a mistyped path must not silently become a new project
+        com.fasterxml.jackson.databind.JsonNode body = call.body(); // the entity can be read once
+        ProjectRegistry.QuickStart q = projects.quickStart(Call.requiredString(body, "path"),
+                Call.optionalBoolean(body, "create", false));
+        RegisteredProject p = q.project();
         history.unhideProject(p.name());
         changed();
-        call.ok(view(p.name(), p));
+        Map<String, Object> out = new java.util.LinkedHashMap<>(view(p.name(), p));
+        out.put("created", q.created());
+        call.ok(out);
     }
 
     private void rename(Call call) {

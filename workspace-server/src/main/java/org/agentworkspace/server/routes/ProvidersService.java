@@ -59,12 +59,14 @@ public final class ProvidersService extends ApiService {
                 .post("/api/providers/{provider}/oauth-paste", Access.session(), this::oauthPaste)
                 .get("/api/providers/{provider}/models", read, this::models)
                 .delete("/api/providers/{provider}/models/cache", Access.session(), this::clearModels)
-                .post("/api/providers/{provider}/install", Access.session(), this::install)
-                .get("/api/providers/{provider}/install/{jobId}/stream", Access.session().stream(), this::follow)
-                .delete("/api/providers/{provider}/install/{jobId}", Access.session(), this::cancel)
+                // CLI binaries and their config files are host state every account's runs use: administrators only
+                .post("/api/providers/{provider}/install", Access.session().admin(), this::install)
+                .get("/api/providers/{provider}/install/{jobId}/stream", Access.session().admin().stream(),
+                        this::follow)
+                .delete("/api/providers/{provider}/install/{jobId}", Access.session().admin(), this::cancel)
                 .get("/api/providers/{provider}/config-files", read, this::configFiles)
-                .get("/api/providers/{provider}/config-files/{fileId}", Access.session(), this::readConfig)
-                .put("/api/providers/{provider}/config-files/{fileId}", Access.session(), CONFIG_BODY_LIMIT,
+                .get("/api/providers/{provider}/config-files/{fileId}", Access.session().admin(), this::readConfig)
+                .put("/api/providers/{provider}/config-files/{fileId}", Access.session().admin(), CONFIG_BODY_LIMIT,
                         this::writeConfig);
     }
 

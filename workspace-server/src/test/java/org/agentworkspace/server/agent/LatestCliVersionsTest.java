@@ -55,7 +55,8 @@ class LatestCliVersionsTest {
         Map<String, String> failures = new LinkedHashMap<>();
         Map<String, String> installed = new LinkedHashMap<>();
         try (MockLlmServer mock = MockLlmServer.create().start();
-             TestServer s = TestServer.start(c -> c, Map.of("HOME", Files.createDirectories(tmp.resolve("home"))
+             TestServer s = TestServer.start(c -> c.withOutboundAllow(java.util.Set.of("127.0.0.1:" + java.net.URI
+                     .create(mock.baseUrl()).getPort())), Map.of("HOME", Files.createDirectories(tmp.resolve("home"))
                      .toString()))) {
             String admin = s.registerAdmin();
             String key = s.createKey(admin, "latest", List.of("tasks:write", "tasks:read"))[1];

@@ -70,7 +70,8 @@ class RunCredentialsTest {
     @BeforeAll
     void start() throws Exception {
         Path bin = FakeClis.install(tmp.resolve("bin"));
-        s = TestServer.start(c -> c.withAgent(AgentSettings.defaults().withBinaries(Map.of("*", bin))
+        // the base URLs name the discard port on loopback: the administrator allows it (--outbound-allow)
+        s = TestServer.start(c -> c.withOutboundAllow(java.util.Set.of("127.0.0.1:9")).withAgent(AgentSettings.defaults().withBinaries(Map.of("*", bin))
                 .withProviderEnv(Map.of("*", Map.of("AW_FAKE_ECHO_DIGEST", "ANTHROPIC_API_KEY,ANTHROPIC_BASE_URL,"
                         + "OPENAI_API_KEY,OPENAI_BASE_URL,GEMINI_API_KEY,AW_OPENCODE_API_KEY,GROK_API_KEY,"
                         + "CURSOR_API_KEY")))));

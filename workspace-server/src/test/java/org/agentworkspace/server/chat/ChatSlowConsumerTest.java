@@ -43,7 +43,7 @@ class ChatSlowConsumerTest {
     void aClientThatStopsReadingIsCutAndTheRunIsNotStalled() throws Exception {
         Path bin = FakeClis.install(tmp.resolve("bin"));
         Path data = tmp.resolve("data");
-        ServerConfig config = ServerConfig.forDataDir(data).withPort(0)
+        ServerConfig config = org.agentworkspace.server.TestServer.config(data)
                 .withAgent(AgentSettings.defaults().withBinaries(Map.of("*", bin))
                         .withProviderEnv(Map.of("claude", Map.of("AW_FAKE_EVENTS", "100000")))
                         .withCredentials(id -> new ProviderCredentials("sk-aw-slow", null)));

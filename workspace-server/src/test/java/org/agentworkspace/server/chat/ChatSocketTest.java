@@ -66,7 +66,7 @@ class ChatSocketTest {
         env.put("gemini", Map.of("AW_FAKE_EVENTS", "300", "AW_FAKE_DELAY_MS", "4"));
         env.put("qwen", Map.of("AW_FAKE_EVENTS", "100000", "AW_FAKE_DELAY_MS", "200", "AW_FAKE_GRANDCHILDREN", "2",
                 "AW_FAKE_GRANDCHILD_SECONDS", GRANDCHILD_SECONDS));
-        ServerConfig config = ServerConfig.forDataDir(data).withPort(0);
+        ServerConfig config = org.agentworkspace.server.TestServer.config(data);
         config = config.withEngine(config.engine().withRuns(config.engine().runs()
                         .withKillGrace(Duration.ofMillis(300))))
                 .withAgent(AgentSettings.defaults().withBinaries(Map.of("*", bin)).withProviderEnv(env)

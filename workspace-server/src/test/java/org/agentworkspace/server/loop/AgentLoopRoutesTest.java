@@ -468,7 +468,7 @@ class AgentLoopRoutesTest {
         Map<String, String> env = Map.of("HOME", tmp.resolve("restart-home").toString());
         String runId;
         try (TestServer first = TestServer.wrap(org.agentworkspace.server.WorkspaceServer.start(config().apply(
-                org.agentworkspace.server.ServerConfig.forDataDir(data).withPort(0)), env), data)) {
+                org.agentworkspace.server.TestServer.config(data)), env), data)) {
             String a = first.registerAdmin();
             String name = first.quickStart(a, dir);
             JsonNode run = expect(first.post("/api/automation/run", Map.of("prompt", "stream for a while",
@@ -484,7 +484,7 @@ class AgentLoopRoutesTest {
             Files.writeString(dir.resolve("written-during-run.txt"), "x\n");
         }
         try (TestServer second = TestServer.wrap(org.agentworkspace.server.WorkspaceServer.start(config().apply(
-                org.agentworkspace.server.ServerConfig.forDataDir(data).withPort(0)), env), data)) {
+                org.agentworkspace.server.TestServer.config(data)), env), data)) {
             String a = second.login(TestServer.ADMIN, TestServer.ADMIN_PASSWORD);
             long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
             JsonNode item = null;

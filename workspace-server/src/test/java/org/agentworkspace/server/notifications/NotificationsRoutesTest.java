@@ -422,7 +422,7 @@ class NotificationsRoutesTest {
     void theVapidKeyIsMadeOnceAndLoopbackEndpointsNeedTheFlag() throws Exception {
         Path dir = Files.createTempDirectory(tmp, "vapid").resolve("data");
         String first;
-        try (TestServer a = TestServer.wrap(WorkspaceServer.start(ServerConfig.forDataDir(dir).withPort(0),
+        try (TestServer a = TestServer.wrap(WorkspaceServer.start(org.agentworkspace.server.TestServer.config(dir),
                 Map.of("HOME", tmp.toString())), dir)) {
             String session = a.registerAdmin();
             JsonNode pk = expect(a.get("/api/notifications/web-push/public-key", bearer(session)), 200, null);
@@ -436,7 +436,7 @@ class NotificationsRoutesTest {
                     "INVALID_PUSH_ENDPOINT");
             expect(a.get("/api/notifications/web-push/public-key"), 401, "AUTH_REQUIRED");
         }
-        try (TestServer b = TestServer.wrap(WorkspaceServer.start(ServerConfig.forDataDir(dir).withPort(0),
+        try (TestServer b = TestServer.wrap(WorkspaceServer.start(org.agentworkspace.server.TestServer.config(dir),
                 Map.of("HOME", tmp.toString())), dir)) {
             String session = b.login(TestServer.ADMIN, TestServer.ADMIN_PASSWORD);
             assertEquals(first, expect(b.get("/api/notifications/web-push/public-key", bearer(session)), 200, null)

@@ -31,8 +31,10 @@ class ProjectsRoutesTest {
             assertEquals("[]", expect(s.get("/api/projects", bearer(admin)), 200, null).toString());
 
             Path folder = work.resolve("new/My Project");
-            JsonNode p = expect(s.post("/api/projects/quick-start", Map.of("path", folder.toString()), bearer(admin)),
-                    200, null);
+            JsonNode p = expect(s.post("/api/projects/quick-start", Map.of("path", folder.toString(), "create", true),
+                    bearer(admin)), 200, null);
+            assertTrue(p.path("created").asBoolean(), p.toString());
+            ((com.fasterxml.jackson.databind.node.ObjectNode) p).remove("created");
             assertTrue(Files.isDirectory(folder), "quick-start creates the folder");
             String name = p.path("name").asText();
             assertTrue(name.matches("my-project-[0-9a-f]{8}"), name);
@@ -40,8 +42,11 @@ class ProjectsRoutesTest {
             assertEquals(folder.toString(), p.path("path").asText());
             assertEquals(folder.toString(), p.path("fullPath").asText());
             assertEquals("[]", p.path("sessions").toString());
-            assertEquals(p, expect(s.post("/api/projects/quick-start", Map.of("path", folder + "/"), bearer(admin)),
-                    200, null), "registering again returns the same project");
+            JsonNode again = expect(s.post("/api/projects/quick-start", Map.of("path", folder + "/"), bearer(admin)),
+                    200, null);
+            assertFalse(again.path("created").asBoolean(true), again.toString());
+            ((com.fasterxml.jackson.databind.node.ObjectNode) again).remove("created");
+            assertEquals(p, again, "registering again returns the same project");
             JsonNode list = expect(s.get("/api/projects", "X-API-Key", readOnly), 200, null);
             assertEquals(1, list.size());
             assertEquals(p, list.get(0));
@@ -93,7 +98,7 @@ class ProjectsRoutesTest {
     void namesSurviveARestart() throws IOException {
         Path dir = Files.createTempDirectory("aw-restart-");
         Path folder = Files.createDirectories(dir.resolve("work/app"));
-        ServerConfig config = ServerConfig.forDataDir(dir.resolve("data")).withPort(0);
+        ServerConfig config = org.agentworkspace.server.TestServer.config(dir.resolve("data"));
         String name;
         try (WorkspaceServer first = WorkspaceServer.start(config, Map.of())) {
             name = first.engine().projects().quickStart(folder.toString()).name();

@@ -43,7 +43,10 @@ class ProvidersRoutesTest {
         FakeClis.install(bin, List.of("claude", "cursor", "gemini"));
         FakeNpm.install(bin, true);
         mock = MockLlmServer.builder().models(List.of("mock-sonnet", "mock-opus")).build().start();
-        s = TestServer.start(c -> c, Map.of("PATH", bin + ":/usr/bin:/bin", "npm_config_fake_lines", "30",
+        // the mock model endpoint is on loopback: the administrator allows it (--outbound-allow)
+        java.net.URI m = java.net.URI.create(mock.baseUrl());
+        s = TestServer.start(c -> c.withOutboundAllow(java.util.Set.of(m.getHost() + ":" + m.getPort())),
+                Map.of("PATH", bin + ":/usr/bin:/bin", "npm_config_fake_lines", "30",
                 "npm_config_fake_delay_ms", "20"));
         admin = s.registerAdmin();
     }

@@ -43,6 +43,8 @@ class RealMcpAndKeyTest {
     static String admin;
     static final Map<String, Path> BINARIES = new LinkedHashMap<>();
     static Path nodeDir;
+    /** The model endpoint a stored key's baseUrl names: on loopback, so the administrator allows it. */
+    static MockLlmServer mock;
 
     @BeforeAll
     static void start() {
@@ -55,7 +57,10 @@ class RealMcpAndKeyTest {
             BINARIES.put(cli, RealCli.ensureInstalled(cli));
         }
         // the server finds claude on its PATH, as a run would; node 22 is on that PATH too
-        s = TestServer.start(c -> c, Map.of("PATH", nodeDir + ":" + BINARIES.get("claude").getParent()
+        mock = MockLlmServer.create().start();
+        java.net.URI m = java.net.URI.create(mock.baseUrl());
+        s = TestServer.start(c -> c.withOutboundAllow(java.util.Set.of(m.getHost() + ":" + m.getPort())),
+                Map.of("PATH", nodeDir + ":" + BINARIES.get("claude").getParent()
                 + ":/usr/bin:/bin", "LANG", "C.UTF-8"));
         admin = s.registerAdmin();
     }
@@ -64,6 +69,9 @@ class RealMcpAndKeyTest {
     static void stop() {
         if (s != null) {
             s.close();
+        }
+        if (mock != null) {
+            mock.close();
         }
     }
 
@@ -154,7 +162,7 @@ class RealMcpAndKeyTest {
 
     @Test
     void aKeyStoredThroughTheApiReachesARealClaudeRun() throws Exception {
-        try (MockLlmServer mock = MockLlmServer.create().start()) {
+        {
             String key = "sk-ant-stored-through-the-api-" + Long.toHexString(System.nanoTime());
             // the administrator stores the service-wide keys, which a run of no account (this plan) uses
             expect(s.post("/api/providers/claude/auth/api-key", Map.of("apiKey", key, "baseUrl", mock.baseUrl(),

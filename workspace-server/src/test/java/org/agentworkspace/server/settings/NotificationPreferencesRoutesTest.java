@@ -58,7 +58,7 @@ class NotificationPreferencesRoutesTest {
             expect(s.put(PATH, prefs(true, true, true, true, true), bearer(key)), 403, "SESSION_REQUIRED");
             expect(s.get(PATH), 401, "AUTH_REQUIRED");
         }
-        try (TestServer again = TestServer.wrap(WorkspaceServer.start(ServerConfig.forDataDir(data).withPort(0),
+        try (TestServer again = TestServer.wrap(WorkspaceServer.start(org.agentworkspace.server.TestServer.config(data),
                 Map.of("HOME", data.resolveSibling("home").toString())), data)) {
             String admin = again.login(TestServer.ADMIN, TestServer.ADMIN_PASSWORD);
             JsonNode p = expect(again.get(PATH, bearer(admin)), 200, null).path("preferences");

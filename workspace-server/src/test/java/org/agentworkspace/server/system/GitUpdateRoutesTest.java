@@ -62,7 +62,7 @@ class GitUpdateRoutesTest {
         env.put("AW_UPNP_DISCOVERY", "127.0.0.1:9");
         env.put("AW_INSTALL_MODE", "git");
         Path data = tmp.resolve("data");
-        WorkspaceServer server = WorkspaceServer.start(ServerConfig.forDataDir(data).withPort(0)
+        WorkspaceServer server = WorkspaceServer.start(org.agentworkspace.server.TestServer.config(data)
                 .withUpdate(UpdateSettings.defaults(data).withSourceDir(checkout)), env, exited::complete);
         s = TestServer.wrap(server, data);
         token = s.registerAdmin();

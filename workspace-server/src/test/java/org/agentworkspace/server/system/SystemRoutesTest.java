@@ -81,7 +81,7 @@ class SystemRoutesTest {
         env.put("PATH", System.getenv().getOrDefault("PATH", "/usr/bin:/bin"));
         env.put("AW_UPNP_DISCOVERY", "127.0.0.1:9");
         env.put("AW_INSTALL_MODE", mode);
-        WorkspaceServer server = WorkspaceServer.start(ServerConfig.forDataDir(data).withPort(0).withUpdate(update),
+        WorkspaceServer server = WorkspaceServer.start(org.agentworkspace.server.TestServer.config(data).withUpdate(update),
                 env, exited::complete);
         s = TestServer.wrap(server, data);
         running = expect(s.get("/health"), 200, null).path("version").asText();

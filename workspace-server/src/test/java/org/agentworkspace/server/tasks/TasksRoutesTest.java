@@ -280,8 +280,7 @@ class TasksRoutesTest {
         Path dir = Files.createDirectories(tmp.resolve("restart-project"));
         String id;
         String name;
-        TestServer first = TestServer.wrap(WorkspaceServer.start(config(bin).apply(ServerConfig.forDataDir(data)
-                .withPort(0)), Map.of("HOME", tmp.resolve("restart-home").toString())), data);
+        TestServer first = TestServer.wrap(WorkspaceServer.start(config(bin).apply(org.agentworkspace.server.TestServer.config(data)), Map.of("HOME", tmp.resolve("restart-home").toString())), data);
         try (first) {
             String a = first.registerAdmin();
             name = expect(first.post("/api/projects/quick-start", Map.of("path", dir.toString()), bearer(a)), 200,
@@ -293,7 +292,7 @@ class TasksRoutesTest {
         }
         Thread.sleep(3500); // its time passes while the service is down
         try (TestServer second = TestServer.wrap(WorkspaceServer.start(config(bin).apply(
-                ServerConfig.forDataDir(data).withPort(0)), Map.of("HOME", tmp.resolve("restart-home").toString())),
+                org.agentworkspace.server.TestServer.config(data)), Map.of("HOME", tmp.resolve("restart-home").toString())),
                 data)) {
             String a = second.login(TestServer.ADMIN, TestServer.ADMIN_PASSWORD);
             long deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();

@@ -24,7 +24,7 @@ final class Projects {
      */
     JsonNode quickStart(String path) {
         ContractResponse res = Served.require(client.post("/api/projects/quick-start").as(session)
-                .json(ContractClient.body("path", path)).send(), host, "projects");
+                .json(ContractClient.body("path", path, "create", true)).send(), host, "projects");
         JsonNode project = res.expectStatus(200).json();
         created.add(project.path("name").asText());
         return project;
