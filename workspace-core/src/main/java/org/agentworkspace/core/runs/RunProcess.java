@@ -100,12 +100,15 @@ final class RunProcess implements Runnable {
         if (spec.interactive()) {
             run.inputStarted(p.getOutputStream(), spec.stdin());
         } else if (spec.stdin() != null) {
-            Thread.ofVirtual().name("aw-run-in-" + run.id).start(() -> writeStdin(p, spec.stdin()));
+            Thread.ofPlatform().daemon().name("aw-run-in-" + run.id).start(() -> writeStdin(p, spec.stdin()));
         } else {
             closeQuietly(p.getOutputStream());
         }
-        Thread out = Thread.ofVirtual().name("aw-run-out-" + run.id).start(() -> readStdout(p));
-        Thread err = Thread.ofVirtual().name("aw-run-err-" + run.id).start(() -> readStderr(p));
+        // platform threads: a process pipe is read in native code, which holds a virtual thread's carrier for as
+        // long as the CLI is silent; two silent runs on a 2-core host held every carrier, so no other virtual
+        // thread (HTTP handlers, the mock LLM the CLI was waiting for) could run
+        Thread out = Thread.ofPlatform().daemon().name("aw-run-out-" + run.id).start(() -> readStdout(p));
+        Thread err = Thread.ofPlatform().daemon().name("aw-run-err-" + run.id).start(() -> readStderr(p));
 
         ActiveRun.Stop ending = null;
         String timeout = null;
