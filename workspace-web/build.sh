@@ -5,6 +5,7 @@
 #   build.sh            build (incremental)
 #   build.sh --skip     package no UI (engine-only work: -Dskip.web); the server then answers / with its JSON 404
 #   build.sh --test     the UI's unit tests (vitest)
+#   build.sh --check    only check that Node and npm are there and new enough (scripts/run.sh and test.sh)
 set -euo pipefail
 cd "$(dirname "$0")"
 min_major=20 min_minor=19
@@ -25,6 +26,10 @@ major=${ver%%.*}; rest=${ver#*.}; minor=${rest%%.*}
 if [ "$major" -lt "$min_major" ] || { [ "$major" -eq "$min_major" ] && [ "$minor" -lt "$min_minor" ]; }; then
   echo "workspace-web: Node.js $ver is too old; the web UI needs ${min_major}.${min_minor} or newer (or build with -Dskip.web)" >&2
   exit 1
+fi
+
+if [ "${1:-}" = "--check" ]; then
+  exit 0
 fi
 
 lock_hash=$(sha256sum package-lock.json | cut -c1-64)

@@ -74,7 +74,8 @@ export function Conversation({ project, sessionId, provider: routeProvider, mess
         if (messageId) setFocusKey('h:' + messageId);
       } catch (e) {
         if (!cancelled) {
-          setLoadError((e as Error).message);
+          // a session just started here may not be in the history yet: its live run shows it
+          if ((e as { code?: string }).code !== 'SESSION_NOT_FOUND') setLoadError((e as Error).message);
           setLoaded(true);
         }
       }

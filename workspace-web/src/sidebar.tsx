@@ -88,7 +88,7 @@ function ProjectEntry({ project, open, route }: { project: Project; open: boolea
           <span class="name">{project.displayName}</span>
           <span class="count">{project.sessionCount}</span>
         </button>
-        <button class="icon small" title="New chat" aria-label={`New chat in ${project.displayName}`} onClick={() => navigate(`/projects/${encodeURIComponent(project.name)}/new`)}>＋</button>
+        <button class="icon small" title="New chat" aria-label={`New chat in ${project.displayName}`} onClick={() => navigate(`/projects/${encodeURIComponent(project.name)}/new`)}>+</button>
         <details class="menu">
           <summary class="icon small" aria-label={`Actions for ${project.displayName}`}>⋯</summary>
           <div class="menu-pop">

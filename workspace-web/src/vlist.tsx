@@ -30,9 +30,9 @@ export function VirtualList<T>({ items, keyOf, render, onNearTop, focusKey, foot
   const [range, setRange] = useState<[number, number]>([Math.max(0, keys.length - 30), keys.length]);
   const [, setTick] = useState(0);
   const frame = useRef(0);
-  const programmatic = useRef(false);
+  const programmatic = useRef<number | null>(null); // the scrollTop this list set last, until its scroll event
 
-  const observer = useMemo(
+  const observer: ResizeObserver | null = useMemo(
     () =>
       typeof ResizeObserver === 'undefined'
         ? null
@@ -41,7 +41,13 @@ export function VirtualList<T>({ items, keyOf, render, onNearTop, focusKey, foot
             for (const e of entries) {
               const el = e.target as HTMLElement;
               const k = el.dataset.key;
-              if (k) changed = cache.set(k, el.getBoundingClientRect().height) || changed;
+              // a row taken out of the DOM reports 0x0: keep its last real height
+              if (!el.isConnected) {
+                observer?.unobserve(el);
+                continue;
+              }
+              const h = el.getBoundingClientRect().height;
+              if (k && h > 0) changed = cache.set(k, h) || changed;
             }
             if (changed) schedule();
           }),
@@ -66,9 +72,9 @@ export function VirtualList<T>({ items, keyOf, render, onNearTop, focusKey, foot
 
   function onScroll() {
     const el = scroller.current!;
-    if (programmatic.current) {
-      programmatic.current = false;
-    } else {
+    const mine = programmatic.current !== null && Math.abs(el.scrollTop - programmatic.current) < 2;
+    programmatic.current = null;
+    if (!mine) {
       stick.current = atBottom(el.scrollTop, el.clientHeight, el.scrollHeight);
       anchor.current = stick.current ? null : captureAnchor(cache, keys, el.scrollTop);
     }
@@ -93,14 +99,15 @@ export function VirtualList<T>({ items, keyOf, render, onNearTop, focusKey, foot
     if (!el) return;
     const rows = el.querySelectorAll<HTMLElement>('[data-key]');
     rows.forEach((r) => {
-      cache.set(r.dataset.key!, r.getBoundingClientRect().height);
+      const h = r.getBoundingClientRect().height;
+      if (h > 0) cache.set(r.dataset.key!, h);
       observer?.observe(r);
     });
     const total = cache.total();
     const want = stick.current ? Math.max(0, total + footerHeight(el) - el.clientHeight) : restoreAnchor(cache, anchor.current, el.scrollTop);
     if (Math.abs(el.scrollTop - want) > 1) {
-      programmatic.current = true;
       el.scrollTop = want;
+      programmatic.current = el.scrollTop; // as the browser clamped it
     }
     computeRange();
   });
