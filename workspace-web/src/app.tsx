@@ -130,7 +130,7 @@ function RouteView({ route }: { route: Route }) {
     case 'new-chat':
       return <Conversation key={`new:${route.project}`} project={route.project} />;
     case 'session':
-      return <Conversation key={`s:${route.sessionId}`} project={route.project} sessionId={route.sessionId} provider={route.provider} messageId={route.messageId} />;
+      return <Conversation key={`s:${route.sessionId}:${route.messageId ?? ''}`} project={route.project} sessionId={route.sessionId} provider={route.provider} messageId={route.messageId} />;
     case 'settings':
       return (
         <Suspense fallback={<p class="pad">Loading…</p>}>

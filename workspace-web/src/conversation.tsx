@@ -44,6 +44,8 @@ export function Conversation({ project, sessionId, provider: routeProvider, mess
   const pendingRequests = useRef(new Map<string, string>()); // clientRequestId -> user item key
   const frameQueued = useRef(0);
   const sid = useRef<string | null>(sessionId ?? null);
+  const providerRef = useRef(provider); // the frame listener is registered once: it reads the current choice here
+  providerRef.current = provider;
 
   useEffect(() => {
     if (routeProvider) setProvider(routeProvider);
@@ -135,9 +137,9 @@ export function Conversation({ project, sessionId, provider: routeProvider, mess
       const changed = L.apply(f);
       if (f.type === 'session-created' && f.sessionId && !sid.current) {
         sid.current = f.sessionId;
-        handoff.set(f.sessionId, { live: L, mine: mine.current, provider });
+        handoff.set(f.sessionId, { live: L, mine: mine.current, provider: providerRef.current });
         projects.load();
-        navigate(sessionPath(project, f.sessionId, provider), true);
+        navigate(sessionPath(project, f.sessionId, providerRef.current), true);
         return;
       }
       if (f.type === 'complete') {

@@ -7,6 +7,8 @@ const md = new Marked({ gfm: true, breaks: false, async: false });
 const cache = new Map<string, string>();
 
 DOMPurify.addHook('afterSanitizeAttributes', (node) => {
+  // a code block scrolls sideways: it must be reachable by keyboard
+  if (node.tagName === 'PRE') node.setAttribute('tabindex', '0');
   if (node.tagName === 'A') {
     node.setAttribute('target', '_blank');
     node.setAttribute('rel', 'noopener noreferrer');

@@ -39,7 +39,7 @@ function Output({ text, error }: { text: string | null | undefined; error?: bool
   const long = text.length > CUT;
   return (
     <div class={error ? 'tool-out error' : 'tool-out'}>
-      <pre>{all || !long ? text : text.slice(0, CUT)}</pre>
+      <pre tabIndex={0}>{all || !long ? text : text.slice(0, CUT)}</pre>
       {long && !all && <button class="link" onClick={() => setAll(true)}>Show all ({text.length.toLocaleString('en')} characters)</button>}
     </div>
   );
@@ -57,7 +57,7 @@ export function ToolView({ item }: { item: Item }) {
       return (
         <div class="tool shell" data-tool={name}>
           <div class="tool-head"><span class="tool-name">{name}</span>{status}</div>
-          <pre class="cmd">$ {cmd}</pre>
+          <pre tabIndex={0} class="cmd">$ {cmd}</pre>
           <Output text={item.output} error={item.isError} />
         </div>
       );
@@ -71,7 +71,7 @@ export function ToolView({ item }: { item: Item }) {
       return (
         <details class="tool edit" data-tool={name} open>
           <summary class="tool-head"><span class="tool-name">{name}</span> <code>{path}</code>{status}</summary>
-          {patch ? <pre class="diff">{patch.slice(0, 200_000)}</pre> : edits.map((e, i) => <Diff key={i} a={e.old} b={e.new} />)}
+          {patch ? <pre tabIndex={0} class="diff">{patch.slice(0, 200_000)}</pre> : edits.map((e, i) => <Diff key={i} a={e.old} b={e.new} />)}
           {item.isError && <Output text={item.output} error />}
         </details>
       );
@@ -118,7 +118,7 @@ export function ToolView({ item }: { item: Item }) {
               })}
             </ul>
           ) : (
-            <pre>{pick(o, 'plan') || JSON.stringify(item.input, null, 2)}</pre>
+            <pre tabIndex={0}>{pick(o, 'plan') || JSON.stringify(item.input, null, 2)}</pre>
           )}
         </div>
       );
@@ -127,7 +127,7 @@ export function ToolView({ item }: { item: Item }) {
       return (
         <details class="tool other" data-tool={name}>
           <summary class="tool-head"><span class="tool-name">{name}</span>{status}</summary>
-          <pre>{JSON.stringify(item.input, null, 2)?.slice(0, 20_000)}</pre>
+          <pre tabIndex={0}>{JSON.stringify(item.input, null, 2)?.slice(0, 20_000)}</pre>
           <Output text={item.output} error={item.isError} />
         </details>
       );
@@ -136,8 +136,9 @@ export function ToolView({ item }: { item: Item }) {
 
 function Diff({ a, b }: { a: string; b: string }) {
   const lines = lineDiff(a, b);
+  if (lines.length === 0) return null;
   return (
-    <pre class="diff" aria-label="Changes">
+    <pre tabIndex={0} class="diff" aria-label="Changes">
       {lines.map((l, i) => (
         <span key={i} class={l.op === '+' ? 'add' : l.op === '-' ? 'del' : 'ctx'}>{l.op === '=' ? ' ' : l.op} {l.text}{'\n'}</span>
       ))}
