@@ -76,6 +76,12 @@ const long1 = await page.evaluate(() => window.__longTasks.slice());
 out.longTasksWhileScrolling = { count: long1.length, maxMs: Math.round(Math.max(0, ...long1)), over50: long1.filter((d) => d > 50).length };
 
 // 4. typing while 50 events a second stream in (the fake gemini: AW_FAKE_EVENTS / AW_FAKE_DELAY_MS of the IT)
+console.error(JSON.stringify(out));
+await page.evaluate(async (p) => {
+  await fetch('/api/projects/quick-start', { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ path: p }), credentials: 'same-origin' });
+}, process.env.AW_E2E_PROJECT);
+await page.reload();
+await page.locator('.projects .project').first().waitFor();
 await page.getByRole('button', { name: /New chat in ui-project/ }).click();
 await page.getByLabel('Provider').selectOption('gemini');
 await page.getByLabel('Permissions').selectOption('bypassPermissions');

@@ -186,11 +186,24 @@ try {
   await page.waitForURL(/\/sessions\/.*provider=gemini/);
   await page.reload();
   await page.getByText('Turn finished').waitFor({ timeout: 60000 });
-  const expected = Array.from({ length: 120 }, (_, i) => `tok-${i}`).join(' ');
+  const expected = Array.from({ length: 300 }, (_, i) => `tok-${i}`).join(' ');
   const texts = (await assistantTexts(page)).map((t) => t.trim().replace(/\s+/g, ' '));
   check(texts.length === 1, `one assistant message after the reload, got ${texts.length}: ${JSON.stringify(texts).slice(0, 300)}`);
   check(texts[0] === expected, `the streamed text holds every delta once, in order: ${texts[0].slice(0, 200)}…`);
   await shot(page, 'desktop-08-after-reload');
+
+  log('an expired session goes back to login once, without a storm of requests');
+  let unauthorized = 0;
+  const count401 = (r) => { if (r.status() === 401) unauthorized++; };
+  page.on('response', count401);
+  await desktop.clearCookies(); // the session cookie is gone, as when it expires
+  await page.getByRole('link', { name: /History title/ }).click();
+  await page.getByText('Your session has ended').waitFor();
+  await page.waitForTimeout(2000);
+  page.off('response', count401);
+  check(unauthorized >= 1 && unauthorized <= 2, `one or two 401 answers, then none (got ${unauthorized})`);
+  await shot(page, 'desktop-09-session-ended');
+  await login(page);
 
   log('logout');
   await logout(page);
@@ -217,6 +230,8 @@ try {
   await ppage.getByRole('button', { name: 'Projects' }).click();
   await newChat(ppage, 'gemini', 'stream on a phone', 'bypassPermissions');
   await ppage.getByText('Turn finished').waitFor({ timeout: 60000 });
+  await ppage.locator('.vlist').evaluate((el) => { el.scrollTop = 0; }); // the list draws only rows near the view
+  await ppage.locator('.msg-user').first().waitFor();
   const userBubbles = await ppage.locator('.msg-user').count();
   check(userBubbles === 1, `one user message, got ${userBubbles}`);
   const box = await ppage.locator('.composer').boundingBox();

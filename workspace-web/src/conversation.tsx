@@ -11,6 +11,8 @@ import { PROVIDERS } from './ui';
 import { VirtualList } from './vlist';
 
 const PAGE = 200;
+/** The first page is smaller, so a session opens fast; older pages are larger. */
+const FIRST_PAGE = 60;
 
 /** A new session's live state handed to the view that the URL change (to the session's address) mounts. */
 const handoff = new Map<string, { live: LiveThread; mine: Set<string>; provider: string }>();
@@ -62,7 +64,7 @@ export function Conversation({ project, sessionId, provider: routeProvider, mess
         let off = 0;
         let more = true;
         for (let i = 0; more && i < 25; i++) {
-          const page = await api<MessagesPage>(`/api/sessions/${encodeURIComponent(sessionId)}/messages?projectName=${encodeURIComponent(project)}&limit=${PAGE}&offset=${off}${routeProvider ? '&provider=' + encodeURIComponent(routeProvider) : ''}`);
+          const page = await api<MessagesPage>(`/api/sessions/${encodeURIComponent(sessionId)}/messages?projectName=${encodeURIComponent(project)}&limit=${i === 0 ? FIRST_PAGE : PAGE}&offset=${off}${routeProvider ? '&provider=' + encodeURIComponent(routeProvider) : ''}`);
           items = [...historyItems(page.messages), ...items];
           off += page.messages.length;
           more = page.hasMore;
@@ -87,8 +89,10 @@ export function Conversation({ project, sessionId, provider: routeProvider, mess
     };
   }, [sessionId]);
 
+  const olderInFlight = useRef(false); // scroll events come faster than state updates: one page at a time
   async function loadOlder() {
-    if (!sessionId || !hasMore || loadingOlder) return;
+    if (!sessionId || !hasMore || olderInFlight.current) return;
+    olderInFlight.current = true;
     setLoadingOlder(true);
     try {
       const page = await api<MessagesPage>(`/api/sessions/${encodeURIComponent(sessionId)}/messages?projectName=${encodeURIComponent(project)}&limit=${PAGE}&offset=${offset.current}${routeProvider ? '&provider=' + encodeURIComponent(routeProvider) : ''}`);
@@ -98,6 +102,7 @@ export function Conversation({ project, sessionId, provider: routeProvider, mess
     } catch (e) {
       setNotice((e as Error).message);
     } finally {
+      olderInFlight.current = false;
       setLoadingOlder(false);
     }
   }
@@ -106,7 +111,15 @@ export function Conversation({ project, sessionId, provider: routeProvider, mess
   useEffect(() => {
     const s = chatSocket();
     setSock(s.state);
-    const offState = s.onState(setSock);
+    const offState = s.onState((st) => {
+      setSock(st);
+      if (st === 'reconnecting' && pendingRequests.current.size > 0) {
+        // the socket closed before the server acknowledged the turn: it may or may not have started; never resend
+        pendingRequests.current.clear();
+        sending.current = false;
+        setNotice('The connection dropped while sending; if no answer appears, send the message again.');
+      }
+    });
     const offFrame = s.onFrame((f: Frame) => {
       const L = live.current;
       if (f.type === 'subscribed' && f.clientRequestId && pendingRequests.current.has(f.clientRequestId) && f.runId) {

@@ -26,7 +26,7 @@ hljs.registerAliases(['rs'], { languageName: 'rust' });
 
 export function highlight(el: HTMLElement) {
   el.setAttribute('data-hl', '1');
-  if (el.textContent && el.textContent.length > 100_000) return;
+  if (el.textContent && el.textContent.length > 20_000) return; // big blocks stay plain: highlighting them blocks
   const cls = [...el.classList].find((c) => c.startsWith('language-'));
   const lang = cls?.slice(9);
   if (lang && hljs.getLanguage(lang)) {

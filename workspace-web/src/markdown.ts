@@ -35,11 +35,36 @@ export function renderMarkdown(text: string, memo = true): string {
 }
 
 let hljs: Promise<typeof import('./highlight')> | null = null;
+const queue: HTMLElement[] = [];
+let scheduled = false;
 
-/** Highlights the code blocks inside an element once. */
+/**
+ * Highlights the code blocks inside an element, later: blocks are queued and highlighted in idle time, a few
+ * milliseconds at a time, so drawing rows while scrolling or streaming never waits for highlighting.
+ */
 export function highlightIn(el: HTMLElement) {
   const blocks = el.querySelectorAll<HTMLElement>('pre code:not([data-hl])');
   if (blocks.length === 0) return;
+  blocks.forEach((b) => queue.push(b));
   hljs ??= import('./highlight');
-  hljs.then((m) => blocks.forEach((b) => m.highlight(b))).catch(() => undefined);
+  if (!scheduled) {
+    scheduled = true;
+    hljs.then(drain).catch(() => undefined);
+  }
+}
+
+type Idle = (cb: (d: { timeRemaining: () => number }) => void) => void;
+const idle: Idle = (globalThis as { requestIdleCallback?: Idle }).requestIdleCallback
+  ?? ((cb) => setTimeout(() => cb({ timeRemaining: () => 8 }), 16));
+
+function drain(m: typeof import('./highlight')) {
+  idle((deadline) => {
+    const start = performance.now();
+    while (queue.length && performance.now() - start < Math.min(8, Math.max(2, deadline.timeRemaining()))) {
+      const b = queue.shift()!;
+      if (b.isConnected && !b.hasAttribute('data-hl')) m.highlight(b);
+    }
+    if (queue.length) drain(m);
+    else scheduled = false;
+  });
 }

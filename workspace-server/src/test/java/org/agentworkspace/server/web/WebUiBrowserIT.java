@@ -28,7 +28,7 @@ import org.junit.jupiter.api.io.TempDir;
 /**
  * The web UI in a real browser: headless Chromium (Debian's, which scripts/test.sh installs when missing) driven by
  * playwright-core ({@code workspace-web/e2e/run.mjs}) against the running server with its packaged UI, fake CLIs
- * (gemini streams 120 deltas slowly), the real claude CLI from npm against the mock LLM (a permission prompt that is
+ * (gemini streams 300 deltas at 50 a second), the real claude CLI from npm against the mock LLM (a permission prompt that is
  * allowed and a file written), and a claude session in the CLI history. Desktop and a 360x740 phone; screenshots in
  * {@code workspace-server/target/web-e2e/}. Skipped, with the reason printed, only when Chromium, Node or the UI
  * build is missing.
@@ -62,7 +62,7 @@ class WebUiBrowserIT {
             // the benchmark's session (docs/benchmarks.md "Web UI"): about 5,000 messages
             Path bench = Files.createDirectories(tmp.resolve("bench-project"));
             HistoryGenerator.writeSession(home, "claude", bench.toString(), "Huge session", "First prompt of the huge session",
-                    Instant.now().minus(Duration.ofHours(3)), 11, 7_500_000);
+                    Instant.now().minus(Duration.ofHours(3)), 11, 10_000_000);
         }
         Path bin = FakeClis.install(tmp.resolve("bin"));
         Map<String, Path> binaries = new HashMap<>();
@@ -70,7 +70,7 @@ class WebUiBrowserIT {
             binaries.put(p, FakeClis.binary(bin, p));
         }
         Map<String, Map<String, String>> providerEnv = new HashMap<>();
-        providerEnv.put("gemini", Map.of("PATH", "/usr/bin:/bin", "AW_FAKE_EVENTS", "120", "AW_FAKE_DELAY_MS", "40"));
+        providerEnv.put("gemini", Map.of("PATH", "/usr/bin:/bin", "AW_FAKE_EVENTS", "300", "AW_FAKE_DELAY_MS", "20"));
         boolean realClaude = true;
         try {
             Path node = RealCli.ensureNode();
@@ -102,6 +102,11 @@ class WebUiBrowserIT {
                 return;
             }
             Files.createDirectories(shots);
+            try (var old = Files.list(shots)) {
+                for (Path f : old.toList()) {
+                    Files.deleteIfExists(f); // screenshots of an earlier run
+                }
+            }
             Path log = shots.resolve("e2e.log");
             // the output goes to a file (the test JVM's own stdout is Surefire's channel), printed afterwards
             ProcessBuilder pb = new ProcessBuilder("node", "e2e/run.mjs").directory(web.toFile())
