@@ -111,7 +111,7 @@ function Shell({ user, onLogout }: { user: User; onLogout: () => void }) {
       <Sidebar user={user} route={route} />
       <div class="scrim" onClick={() => setDrawer(false)} />
       <main class="main" id="main">
-        <RouteView route={route} />
+        <RouteView route={route} onOpenProjects={() => setDrawer(true)} />
       </main>
       {palette && (
         <Suspense fallback={null}>
@@ -122,10 +122,10 @@ function Shell({ user, onLogout }: { user: User; onLogout: () => void }) {
   );
 }
 
-function RouteView({ route }: { route: Route }) {
+function RouteView({ route, onOpenProjects }: { route: Route; onOpenProjects: () => void }) {
   switch (route.name) {
     case 'home':
-      return <Home />;
+      return <Home onOpenProjects={onOpenProjects} />;
     case 'project':
     case 'new-chat':
       return <Conversation key={`new:${route.project}`} project={route.project} />;
@@ -147,12 +147,13 @@ function RouteView({ route }: { route: Route }) {
   }
 }
 
-function Home() {
+function Home({ onOpenProjects }: { onOpenProjects: () => void }) {
   return (
     <section class="pad home">
       <h1>Welcome</h1>
-      <p>Pick a project on the left to continue a conversation, or start a new chat in it. Add a project folder with
-        <strong> + Project</strong>. Search every conversation with <kbd>Ctrl</kbd>+<kbd>K</kbd>.</p>
+      <p>Pick a project to continue a conversation, or start a new chat in it. Add a project folder with
+        <strong> + Project</strong>. Search every conversation with <kbd>Ctrl</kbd>+<kbd>K</kbd> or ⌕.</p>
+      <button class="primary phone-only" onClick={onOpenProjects}>Show projects</button>
     </section>
   );
 }
