@@ -21,13 +21,22 @@ build_if_stale() {
   local jar=workspace-server/target/workspace-server.jar stale=1
   if [ -f "$jar" ] && [ -d workspace-server/target/libs ]; then
     stale=0
-    if [ -n "$(find pom.xml docs/openapi.yaml workspace-*/pom.xml workspace-*/src/main -newer "$jar" -print -quit 2>/dev/null)" ]; then
+    if [ -n "$(find pom.xml docs/openapi.yaml workspace-*/pom.xml workspace-*/src/main workspace-web/src workspace-web/sw \
+        workspace-web/public workspace-web/index.html workspace-web/package-lock.json -newer "$jar" -print -quit 2>/dev/null)" ]; then
       stale=1
     fi
   fi
   if [ "$stale" = 1 ]; then
+    # the web UI is built with this machine's Node and npm (workspace-web/build.sh): stop here when they are missing
+    # or too old, with the reason, unless the UI is skipped (AW_SKIP_WEB=1: the server then serves only the API)
+    local web_opt=""
+    if [ "${AW_SKIP_WEB:-}" = 1 ]; then
+      web_opt="-Dskip.web"
+    elif [ -f workspace-web/build.sh ] && ! bash workspace-web/build.sh --check; then
+      return 1
+    fi
     echo "building the server (first run, or sources changed)..." >&2
-    ./mvnw -q -B -DskipTests -pl workspace-server -am install >&2
+    ./mvnw -q -B -DskipTests $web_opt -pl workspace-server -am install >&2
   fi
 }
 

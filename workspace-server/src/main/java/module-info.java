@@ -1,6 +1,7 @@
 /** The HTTP server: a thin mapping of the engine onto the spec's routes. The only module that sees Helidon. */
 module org.agentworkspace.server {
     requires org.agentworkspace.core;
+    requires org.agentworkspace.web;
     requires io.helidon.webserver;
     requires io.helidon.webserver.sse;
     requires io.helidon.webserver.websocket;

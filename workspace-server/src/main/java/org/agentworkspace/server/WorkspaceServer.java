@@ -32,6 +32,7 @@ import org.agentworkspace.server.http.Json;
 import org.agentworkspace.server.http.OpenApiDocument;
 import org.agentworkspace.server.http.RouteTable;
 import org.agentworkspace.server.http.SessionTokens;
+import org.agentworkspace.server.http.WebApp;
 import org.agentworkspace.server.routes.AgentService;
 import org.agentworkspace.core.files.BrowseFilesystem;
 import org.agentworkspace.server.routes.ApiKeyService;
@@ -181,8 +182,12 @@ public final class WorkspaceServer implements AutoCloseable {
                 new RetiredWorkflowsService(ctx.guard(), table),
                 new org.agentworkspace.server.routes.AgentLoopService(ctx.engine().agentLoop(), ctx.agentRuns(),
                         ctx.guard(), table));
+        WebApp web = WebApp.load();
         routing.any((req, res) -> {
             List<String> methods = table.methodsFor(req.path().path());
+            if (methods.isEmpty() && web.serve(req, res)) {
+                return;
+            }
             if (methods.isEmpty()) {
                 ctx.errors().write(res, Status.NOT_FOUND_404, ErrorCodes.ROUTE_NOT_FOUND,
                         "no route for " + req.prologue().method().text() + " " + printable(req.path().path()));

@@ -26,8 +26,8 @@ import org.junit.jupiter.api.Test;
 /**
  * Launches the packaged server on the module path ({@code java -p … -m org.agentworkspace.server/…}), as Surefire
  * cannot: Surefire adds every module and opens every package, hiding a missing {@code requires} or {@code opens}.
- * Then checks {@code /health}, registration, a file write and git through JGit (found by {@code ServiceLoader}),
- * and that SIGTERM shuts the server down gracefully.
+ * Then checks {@code /health}, the web UI's page at {@code /}, registration, a file write and git through JGit
+ * (found by {@code ServiceLoader}), and that SIGTERM shuts the server down gracefully.
  */
 class ModulePathLaunchIT {
     private static final Pattern LISTENING = Pattern.compile("listening on http://127\\.0\\.0\\.1:(\\d+)");
@@ -73,6 +73,13 @@ class ModulePathLaunchIT {
                     URI.create("http://127.0.0.1:" + actual + "/health")).build(), HttpResponse.BodyHandlers.ofString());
             assertEquals(200, health.statusCode());
             assertTrue(health.body().contains("\"version\":\"0.1.0\""), health.body());
+            // the web UI's files come from module org.agentworkspace.web (resources outside any package)
+            HttpResponse<String> page = http.send(HttpRequest.newBuilder(
+                    URI.create("http://127.0.0.1:" + actual + "/")).build(), HttpResponse.BodyHandlers.ofString());
+            if (org.agentworkspace.server.http.WebApp.load().present()) {
+                assertEquals(200, page.statusCode(), page.body());
+                assertTrue(page.body().contains("<div id=\"app\">"), page.body());
+            }
             HttpResponse<String> reg = http.send(HttpRequest.newBuilder(
                             URI.create("http://127.0.0.1:" + actual + "/api/auth/register"))
                     .header("Content-Type", "application/json")

@@ -1,0 +1,106 @@
+// Settings pages, loaded lazily. Notifications: the preferences and this browser's Web Push subscription.
+// (The other settings pages come with issue 22.)
+import { useEffect, useState } from 'preact/hooks';
+import { api } from './api';
+
+export default function SettingsPage({ page }: { page: string }) {
+  return (
+    <section class="pad settings">
+      <h1>Settings</h1>
+      <nav class="tabs" aria-label="Settings pages"><span class="tab on" aria-current="page">Notifications</span></nav>
+      {page === 'notifications' ? <Notifications /> : <p>Unknown settings page.</p>}
+    </section>
+  );
+}
+
+function urlBase64ToUint8Array(b64: string) {
+  const pad = '='.repeat((4 - (b64.length % 4)) % 4);
+  const raw = atob((b64 + pad).replace(/-/g, '+').replace(/_/g, '/'));
+  return Uint8Array.from(raw, (c) => c.charCodeAt(0));
+}
+
+function Notifications() {
+  const [prefs, setPrefs] = useState<Record<string, any> | null>(null);
+  const [status, setStatus] = useState('');
+  const [subscribed, setSubscribed] = useState<boolean | null>(null);
+  const supported = 'serviceWorker' in navigator && 'PushManager' in window && 'Notification' in window;
+
+  useEffect(() => {
+    api<Record<string, any>>('/api/settings/notification-preferences').then(setPrefs).catch((e) => setStatus(e.message));
+    if (supported) {
+      navigator.serviceWorker.getRegistration().then(async (reg) => setSubscribed(!!(await reg?.pushManager.getSubscription())));
+    }
+  }, []);
+
+  async function subscribe() {
+    setStatus('');
+    try {
+      const perm = await Notification.requestPermission();
+      if (perm !== 'granted') throw new Error('Notifications are blocked for this site in the browser settings.');
+      const reg = await navigator.serviceWorker.ready;
+      const { publicKey } = await api<{ publicKey: string }>('/api/notifications/web-push/public-key');
+      const sub = await reg.pushManager.subscribe({ userVisibleOnly: true, applicationServerKey: urlBase64ToUint8Array(publicKey) });
+      await api('/api/notifications/web-push/subscriptions', { method: 'POST', body: sub.toJSON() });
+      setSubscribed(true);
+      if (prefs?.preferences?.channels && !prefs.preferences.channels.webPush) await toggle(['channels', 'webPush'], true);
+      setStatus('This browser will get notifications.');
+    } catch (e) {
+      setStatus((e as Error).message);
+    }
+  }
+
+  async function unsubscribe() {
+    const reg = await navigator.serviceWorker.getRegistration();
+    const sub = await reg?.pushManager.getSubscription();
+    await sub?.unsubscribe();
+    setSubscribed(false);
+    setStatus('Push notifications are off for this browser.');
+  }
+
+  // the route takes the whole document: a copy with one value changed
+  async function toggle(path: string[], value: boolean) {
+    const body = JSON.parse(JSON.stringify(prefs?.preferences ?? {}));
+    let o = body;
+    for (let i = 0; i < path.length - 1; i++) o = o[path[i]];
+    o[path[path.length - 1]] = value;
+    try {
+      setPrefs(await api('/api/settings/notification-preferences', { method: 'PUT', body }));
+    } catch (e) {
+      setStatus((e as Error).message);
+    }
+  }
+
+  const p = prefs?.preferences;
+  return (
+    <div class="stack">
+      <h2>Push notifications on this device</h2>
+      {!supported && <p class="muted">This browser cannot receive push notifications (on iPhone: add the app to the home screen first).</p>}
+      {supported && (
+        <div class="row">
+          {subscribed ? <button onClick={unsubscribe}>Turn off on this device</button> : <button class="primary" onClick={subscribe}>Turn on for this device</button>}
+        </div>
+      )}
+      {status && <p class="notice" role="status">{status}</p>}
+      {p && typeof p === 'object' && (
+        <>
+          <h2>What to notify</h2>
+          <Toggles value={p} path={[]} onToggle={toggle} />
+        </>
+      )}
+    </div>
+  );
+}
+
+function Toggles({ value, path, onToggle }: { value: Record<string, any>; path: string[]; onToggle: (p: string[], v: boolean) => void }) {
+  return (
+    <ul class="toggles">
+      {Object.entries(value).map(([k, v]) =>
+        typeof v === 'boolean' ? (
+          <li key={k}><label><input type="checkbox" checked={v} onChange={(e) => onToggle([...path, k], e.currentTarget.checked)} /> {[...path, k].join(' › ')}</label></li>
+        ) : v && typeof v === 'object' && !Array.isArray(v) ? (
+          <li key={k}><Toggles value={v} path={[...path, k]} onToggle={onToggle} /></li>
+        ) : null,
+      )}
+    </ul>
+  );
+}
