@@ -86,6 +86,20 @@ public final class TestServer implements AutoCloseable {
      * The configuration test servers start from: a free port, and the temporary-file folder as the project root
      * ({@code --project-roots}), since test projects live in temporary folders rather than in the home folder.
      */
+    /**
+     * An operator-like environment for a server a test starts itself: {@code HOME} a fresh folder beside the data
+     * folder and this process's {@code PATH}. A login shell ({@code /shell}) then never reads the real home's
+     * dotfiles (on a developer machine a {@code .bashrc} can wait a minute on a lock, as pyenv's rehash does).
+     */
+    public static Map<String, String> isolatedEnv(Path dir) {
+        try {
+            return Map.of("HOME", Files.createDirectories(dir.resolve("home")).toString(),
+                    "PATH", System.getenv().getOrDefault("PATH", "/usr/bin:/bin"));
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
     public static ServerConfig config(Path dataDir) {
         return ServerConfig.forDataDir(dataDir).withPort(0).withProjectRoots(java.util.List.of(TMP));
     }

@@ -30,7 +30,7 @@ class ShellSlowConsumerTest {
         Path dir = Files.createTempDirectory("aw-shell-slow-");
         ShellLimits limits = ShellLimits.defaults().withMaxQueuedChars(64 * 1024)
                 .withWriteTimeout(Duration.ofMillis(500)).withHeartbeat(Duration.ofSeconds(1));
-        try (TestServer s = TestServer.wrap(WorkspaceServer.start(org.agentworkspace.server.TestServer.config(dir.resolve("data")), Map.of(), limits), dir.resolve("data"))) {
+        try (TestServer s = TestServer.wrap(WorkspaceServer.start(org.agentworkspace.server.TestServer.config(dir.resolve("data")), TestServer.isolatedEnv(dir), limits), dir.resolve("data"))) {
             String admin = s.registerAdmin();
             Files.createDirectories(dir.resolve("proj"));
             String project = s.quickStart(admin, dir.resolve("proj"));

@@ -51,7 +51,7 @@ class ShellSocketTest {
                 .withConnections(5)
                 // short, so sockets the tests abort are noticed quickly (Helidon reports an abort to nobody)
                 .withHeartbeat(Duration.ofMillis(300));
-        s = TestServer.wrap(WorkspaceServer.start(org.agentworkspace.server.TestServer.config(dir.resolve("data")), Map.of(),
+        s = TestServer.wrap(WorkspaceServer.start(org.agentworkspace.server.TestServer.config(dir.resolve("data")), TestServer.isolatedEnv(dir),
                 limits), dir.resolve("data"));
         server = s.server;
         admin = s.registerAdmin();
