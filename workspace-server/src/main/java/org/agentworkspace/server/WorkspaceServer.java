@@ -292,10 +292,11 @@ public final class WorkspaceServer implements AutoCloseable {
                 throw new IllegalStateException("routes disagree with the OpenAPI document:\n  "
                         + String.join("\n  ", mismatches));
             }
-            Map<String, String> processEnv = System.getenv();
+            // terminals inherit from the server's environment as given (the one the engine and the runs use), so
+            // a terminal's HOME is the home the CLIs and their histories use
             ShellSessions shells = ShellSessions.create(shellLimits.sessions(), engine.projects(),
-                    AgentProviders.load(), BinaryLocator.create(config.engine().dataDir(), processEnv.get("PATH"),
-                            null), processEnv);
+                    AgentProviders.load(), BinaryLocator.create(config.engine().dataDir(), env.get("PATH"),
+                            null), env);
             shell = new ShellEndpoint(new WsGate(ctx.guard()), shells, shellLimits, ctx.json().mapper());
             long tShell = System.nanoTime();
             // the warm-ups (the first project list, say) run while the listener starts: on a restart the list is

@@ -45,7 +45,11 @@ class ModulePathLaunchIT {
                 "--port", "0", "--data-dir", data.toString(),
                 // the test's project lies in a temporary folder, not in the home folder (the default root)
                 "--project-roots", TestServer.TMP.toString()));
-        Process p = new ProcessBuilder(cmd).redirectErrorStream(true).start();
+        ProcessBuilder pb = new ProcessBuilder(cmd).redirectErrorStream(true);
+        // an operator's environment with a home of its own: the /shell login shell below never reads the real
+        // home's dotfiles (a .bashrc that waits on a lock, as pyenv's rehash can, would stall the terminal)
+        pb.environment().put("HOME", Files.createTempDirectory("aw-modpath-home-").toString());
+        Process p = pb.start();
         StringBuilder log = new StringBuilder();
         CompletableFuture<Integer> port = new CompletableFuture<>();
         Thread reader = Thread.ofVirtual().start(() -> {

@@ -73,8 +73,10 @@ abstract class AbstractHistoryIndexTest {
     }
 
     protected WorkspaceEngine open() throws InterruptedException {
+        // the projects lie in the temporary folder, outside the engine's HOME (the default project root)
         WorkspaceEngine e = WorkspaceEngine.open(EngineConfig.create(dataDir).withJdbcUrl(url)
-                .withHistoryHomes(List.of(home)), Map.of("HOME", tmp.resolve("other-home").toString()));
+                .withHistoryHomes(List.of(home)).withAccess(EngineConfig.Access.defaults()
+                        .withProjectRoots(List.of(tmp))), Map.of("HOME", tmp.resolve("other-home").toString()));
         assertTrue(e.history().awaitIdle(Duration.ofSeconds(60)), "index ready");
         return e;
     }

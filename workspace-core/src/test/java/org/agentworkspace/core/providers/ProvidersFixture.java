@@ -47,7 +47,9 @@ final class ProvidersFixture implements AutoCloseable {
 
     WorkspaceEngine engine() {
         if (engine == null) {
-            engine = WorkspaceEngine.open(EngineConfig.create(dataDir).withClock(clock), env);
+            // the projects the tests register lie in the temporary folder, outside the home (the default root)
+            engine = WorkspaceEngine.open(EngineConfig.create(dataDir).withClock(clock).withAccess(
+                    EngineConfig.Access.defaults().withProjectRoots(java.util.List.of(root))), env);
         }
         return engine;
     }

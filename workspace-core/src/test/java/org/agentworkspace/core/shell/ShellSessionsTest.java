@@ -33,7 +33,9 @@ class ShellSessionsTest {
     @BeforeEach
     void setUp() throws Exception {
         Path dir = Files.createTempDirectory("aw-shell-");
-        engine = WorkspaceEngine.open(EngineConfig.create(dir.resolve("data")));
+        // the project lies in the temporary folder, outside the home (the default root)
+        engine = WorkspaceEngine.open(EngineConfig.create(dir.resolve("data")).withAccess(
+                EngineConfig.Access.defaults().withProjectRoots(List.of(dir))));
         Files.createDirectories(dir.resolve("proj"));
         project = engine.projects().quickStart(dir.resolve("proj").toString()).name();
         shells = ShellSessions.create(ShellSettings.defaults().withMaxPerUser(2).withTimeouts(Duration.ofMillis(300),
