@@ -186,7 +186,7 @@ try {
   await page.waitForURL(/\/sessions\/.*provider=gemini/);
   await page.reload();
   await page.getByText('Turn finished').waitFor({ timeout: 60000 });
-  const expected = Array.from({ length: 300 }, (_, i) => `tok-${i}`).join(' ');
+  const expected = Array.from({ length: 600 }, (_, i) => `tok-${i}`).join(' ');
   const texts = (await assistantTexts(page)).map((t) => t.trim().replace(/\s+/g, ' '));
   check(texts.length === 1, `one assistant message after the reload, got ${texts.length}: ${JSON.stringify(texts).slice(0, 300)}`);
   check(texts[0] === expected, `the streamed text holds every delta once, in order: ${texts[0].slice(0, 200)}…`);
@@ -219,7 +219,7 @@ try {
   await login(ppage);
   await shot(ppage, 'phone-01-home');
   log('phone: open a session from history through the drawer');
-  await ppage.getByRole('button', { name: 'Projects' }).click();
+  await ppage.getByRole('button', { name: 'Projects', exact: true }).click();
   await ppage.getByRole('button', { name: new RegExp(folderName) }).first().click();
   await ppage.getByRole('link', { name: /History title/ }).click();
   await ppage.locator('.msg-assistant').first().waitFor();
@@ -227,7 +227,7 @@ try {
   await shot(ppage, 'phone-02-session');
   await axe(ppage, 'phone conversation');
   log('phone: a chat streams and finishes; one tap sends once');
-  await ppage.getByRole('button', { name: 'Projects' }).click();
+  await ppage.getByRole('button', { name: 'Projects', exact: true }).click();
   await newChat(ppage, 'gemini', 'stream on a phone', 'bypassPermissions');
   await ppage.getByText('Turn finished').waitFor({ timeout: 60000 });
   await ppage.locator('.vlist').evaluate((el) => { el.scrollTop = 0; }); // the list draws only rows near the view

@@ -1,4 +1,4 @@
-import { useEffect, useState } from 'preact/hooks';
+import { useEffect, useRef, useState } from 'preact/hooks';
 import { api, isAdmin, type BrowseListing, type Project, type SessionMeta, type User } from './api';
 import { navigate, sessionPath, type Route } from './router';
 import { projects, useProjects } from './store';
@@ -155,12 +155,15 @@ function AddProject({ admin, onClose }: { admin: boolean; onClose: () => void })
   const [error, setError] = useState('');
   const [busy, setBusy] = useState(false);
 
+  const typed = useRef(false);
+
   async function browse(p?: string) {
     setError('');
     try {
       const l = await api<BrowseListing>(`/api/browse-filesystem${p ? '?path=' + encodeURIComponent(p) : ''}`);
       setListing(l);
-      setPath(l.path);
+      // the first listing arrives late: it must not replace a path the user typed meanwhile
+      if (p !== undefined || !typed.current) setPath(l.path);
     } catch (e) {
       setError((e as Error).message);
     }
@@ -191,7 +194,7 @@ function AddProject({ admin, onClose }: { admin: boolean; onClose: () => void })
     <Modal title="Add a project" onClose={onClose} wide>
       <form class="stack" onSubmit={add}>
         <label>Folder (absolute path; created when missing)
-          <input name="path" value={path} onInput={(e) => setPath(e.currentTarget.value)} placeholder="/home/me/project" spellcheck={false} />
+          <input name="path" value={path} onInput={(e) => { typed.current = true; setPath(e.currentTarget.value); }} placeholder="/home/me/project" spellcheck={false} />
         </label>
         {admin && listing && (
           <div class="picker" role="listbox" aria-label="Folders">

@@ -28,7 +28,7 @@ import org.junit.jupiter.api.io.TempDir;
 /**
  * The web UI in a real browser: headless Chromium (Debian's, which scripts/test.sh installs when missing) driven by
  * playwright-core ({@code workspace-web/e2e/run.mjs}) against the running server with its packaged UI, fake CLIs
- * (gemini streams 300 deltas at 50 a second), the real claude CLI from npm against the mock LLM (a permission prompt that is
+ * (gemini streams 600 deltas at 50 a second), the real claude CLI from npm against the mock LLM (a permission prompt that is
  * allowed and a file written), and a claude session in the CLI history. Desktop and a 360x740 phone; screenshots in
  * {@code workspace-server/target/web-e2e/}. Skipped, with the reason printed, only when Chromium, Node or the UI
  * build is missing.
@@ -70,7 +70,7 @@ class WebUiBrowserIT {
             binaries.put(p, FakeClis.binary(bin, p));
         }
         Map<String, Map<String, String>> providerEnv = new HashMap<>();
-        providerEnv.put("gemini", Map.of("PATH", "/usr/bin:/bin", "AW_FAKE_EVENTS", "300", "AW_FAKE_DELAY_MS", "20"));
+        providerEnv.put("gemini", Map.of("PATH", "/usr/bin:/bin", "AW_FAKE_EVENTS", "600", "AW_FAKE_DELAY_MS", "20"));
         boolean realClaude = true;
         try {
             Path node = RealCli.ensureNode();
