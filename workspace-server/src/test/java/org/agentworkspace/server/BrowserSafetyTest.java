@@ -98,7 +98,8 @@ class BrowserSafetyTest {
 
     @Test
     void errorsUseTheEnvelope() {
-        expect(s.get("/no/such/route"), 404, "ROUTE_NOT_FOUND");
+        // an unknown API path keeps the envelope; any other path is a deep link the web UI answers (WebAppServingTest)
+        expect(s.get("/api/no/such/route"), 404, "ROUTE_NOT_FOUND");
         HttpResponse<String> wrong = s.send("DELETE", "/api/auth/status", null);
         expect(wrong, 405, "METHOD_NOT_ALLOWED");
         assertEquals("GET", wrong.headers().firstValue("Allow").orElse(""));

@@ -24,6 +24,7 @@ import org.agentworkspace.api.vcs.PushResult;
 import org.agentworkspace.api.vcs.Vcs;
 import org.agentworkspace.api.vcs.VcsErrorCodes;
 import org.agentworkspace.api.vcs.VcsOptions;
+import org.agentworkspace.api.vcs.VcsStatus;
 import org.agentworkspace.core.projects.ProjectRegistry;
 import org.agentworkspace.core.secrets.GitTokens;
 import org.agentworkspace.server.http.Access;
@@ -117,20 +118,16 @@ public final class GitService extends ApiService {
 
     /** {@code {project, files?}}: stages the named paths (none: every change), answers the new status. */
     private void stage(Call call) {
-        JsonNode body = call.body();
-        String project = Call.requiredString(body, "project");
-        List<RelativePath> files = Call.optionalStrings(body, "files").orElse(List.of()).stream()
-                .map(RelativePath::parse).toList();
-        try (Vcs vcs = open(project)) {
-            Map<String, Object> m = new java.util.LinkedHashMap<>();
-            m.put("success", true);
-            m.putAll(Views.gitStatus(vcs.stage(files)));
-            call.ok(m);
-        }
+        changeIndex(call, Vcs::stage);
     }
 
     /** {@code {project, files?}}: unstages the named paths (none: the whole index), answers the new status. */
     private void unstage(Call call) {
+        changeIndex(call, Vcs::unstage);
+    }
+
+    private void changeIndex(Call call,
+                             java.util.function.BiFunction<Vcs, List<RelativePath>, VcsStatus> change) {
         JsonNode body = call.body();
         String project = Call.requiredString(body, "project");
         List<RelativePath> files = Call.optionalStrings(body, "files").orElse(List.of()).stream()
@@ -138,7 +135,7 @@ public final class GitService extends ApiService {
         try (Vcs vcs = open(project)) {
             Map<String, Object> m = new java.util.LinkedHashMap<>();
             m.put("success", true);
-            m.putAll(Views.gitStatus(vcs.unstage(files)));
+            m.putAll(Views.gitStatus(change.apply(vcs, files)));
             call.ok(m);
         }
     }
