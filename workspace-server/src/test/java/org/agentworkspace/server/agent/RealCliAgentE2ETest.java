@@ -94,8 +94,10 @@ class RealCliAgentE2ETest {
      * The test server's configuration, in one place: what an operator sets (the binaries). Anything an operator must
      * allow for the mock (a loopback endpoint, say) goes here.
      */
-    static ServerConfig configure(ServerConfig c, Map<String, Path> bins) {
-        return c.withAgent(AgentSettings.defaults().withBinaries(bins));
+    static ServerConfig configure(ServerConfig c, Map<String, Path> bins, String mockBaseUrl) {
+        java.net.URI mock = java.net.URI.create(mockBaseUrl);
+        return c.withAgent(AgentSettings.defaults().withBinaries(bins))
+                .withOutboundAllow(java.util.Set.of(mock.getHost() + ":" + mock.getPort()));
     }
 
     /** Saves the provider's key and the mock as its base URL through the route, as the signed-in user. */
@@ -123,7 +125,7 @@ class RealCliAgentE2ETest {
         mock = MockLlmServer.create().start();
         // the operator's environment: HOME, TMPDIR and a PATH with node 22 (the engine's environment map, which the
         // runs inherit like any server's); no credential anywhere in it
-        s = TestServer.start(c -> configure(c, bins), Map.of("HOME", home.toString(), "TMPDIR", tmpdir.toString(),
+        s = TestServer.start(c -> configure(c, bins, mock.baseUrl()), Map.of("HOME", home.toString(), "TMPDIR", tmpdir.toString(),
                 "PATH", node + ":/usr/local/bin:/usr/bin:/bin"));
         admin = s.registerAdmin();
         key = s.createKey(admin, "e2e", List.of("tasks:write", "tasks:read"))[1];

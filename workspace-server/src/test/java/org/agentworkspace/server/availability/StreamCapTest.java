@@ -39,8 +39,9 @@ class StreamCapTest {
         Path bin = FakeClis.install(tmp.resolve("bin"));
         Path project = Files.createDirectories(tmp.resolve("project"));
         try (TestServer s = TestServer.start(c -> {
+            // the project lies in the test's temporary folder: a project root of its own (the default is HOME)
             List<String> args = List.of("--max-streams-per-account", "3", "--data-dir",
-                    c.engine().dataDir().toString(), "--port", "0");
+                    c.engine().dataDir().toString(), "--port", "0", "--project-roots", tmp.toString());
             return ServerConfig.from(Map.of(), args).withAgent(AgentSettings.defaults()
                     .withBinaries(Map.of("*", bin)));
         })) {

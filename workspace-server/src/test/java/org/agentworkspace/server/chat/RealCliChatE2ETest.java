@@ -68,7 +68,10 @@ class RealCliChatE2ETest {
         Files.createDirectories(tmp.resolve("tmpdir"));
         mock = MockLlmServer.create().start();
         // configured as an operator would: the binary, and the server's environment (HOME, a PATH with node 22)
-        s = TestServer.start(c -> c.withAgent(AgentSettings.defaults().withBinaries(Map.of("claude", bin))),
+        // the mock LLM is a loopback endpoint: the administrator allows it, as an operator would (--outbound-allow)
+        s = TestServer.start(c -> c.withAgent(AgentSettings.defaults().withBinaries(Map.of("claude", bin)))
+                        .withOutboundAllow(java.util.Set.of(java.net.URI.create(mock.baseUrl()).getHost() + ":"
+                                + java.net.URI.create(mock.baseUrl()).getPort())),
                 Map.of("HOME", home.toString(), "TMPDIR", tmp.resolve("tmpdir").toString(),
                         "PATH", node + ":/usr/local/bin:/usr/bin:/bin"));
         admin = s.registerAdmin();
