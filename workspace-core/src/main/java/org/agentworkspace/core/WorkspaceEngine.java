@@ -61,6 +61,10 @@ public final class WorkspaceEngine implements AutoCloseable {
         this.userSecrets = UserSecrets.create(store, secretBox, config.clock());
         this.gitTokens = GitTokens.create(userSecrets);
         VcsProviders vcs = VcsProviders.load();
+        // the provider adapters and their descriptors: ServiceLoader's, unless the embedding application gave others
+        org.agentworkspace.core.providers.ProviderCatalog catalog = org.agentworkspace.core.providers.ProviderCatalog
+                .of(config.providers() != null ? config.providers()
+                        : org.agentworkspace.api.provider.AgentProviders.load());
         org.agentworkspace.core.providers.ProviderPaths paths =
                 org.agentworkspace.core.providers.ProviderPaths.of(config.dataDir(), environment);
         this.projects = ProjectRegistry.create(store, config.clock(), config.dataDir(), vcs,
@@ -80,11 +84,11 @@ public final class WorkspaceEngine implements AutoCloseable {
         }
         long t2 = System.nanoTime();
         try {
-            this.providerCredentials = ProviderCredentialStore.create(store, secretBox, config.clock());
+            this.providerCredentials = ProviderCredentialStore.create(store, secretBox, config.clock(), catalog);
             providerCredentials.useOutboundPolicy(config.access().outbound());
             this.providers = ProviderManagement.create(config.dataDir(), environment, providerCredentials,
                     name -> Path.of(projects.get(name).path()), config.clock(),
-                    ProviderManagement.Settings.fromEnvironment(environment));
+                    ProviderManagement.Settings.fromEnvironment(environment, catalog.ids()));
             long t3 = System.nanoTime();
             this.runs = RunEngine.open(store, config.runs(), config.clock());
             runs.retain(config.runRetention());
