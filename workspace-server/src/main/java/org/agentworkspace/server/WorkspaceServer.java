@@ -123,8 +123,9 @@ public final class WorkspaceServer implements AutoCloseable {
             // the project's folder must still lie where projects may (a run's working directory follows the roots)
             AgentSettings agent = config.agent().withProjects(id -> engine.projects().lookup(id)
                     .map(p -> engine.projects().checkWorkingDirectory(Path.of(p.path()))));
-            AgentRuns agentRuns = AgentRuns.create(engine.runs(), engine.providers().adapters(), engine.config().dataDir(),
-                    env, agent, engine.providers().credentials());
+            // the engine's providers: ServiceLoader's, or the set the engine was given (EngineConfig.withProviders)
+            AgentRuns agentRuns = AgentRuns.create(engine.runs(), engine.providers().adapters(),
+                    engine.config().dataDir(), env, agent, engine.providers().credentials());
             engine.notifications().attach(agentRuns);
             return new Context(engine, config, json, tokens, guard, new ErrorResponses(json), BuildInfo.detect(env),
                     openApi, browser, agentRuns,

@@ -682,8 +682,8 @@ public final class InstallJobs implements AutoCloseable {
     }
 
     /**
-     * Sets the execute bits npm leaves off a vendored binary (qwen-code's ripgrep, research/cli-e2e.md): every file named as the last segment
-     * of {@code vendored} below the folder before it, inside the package's folder.
+     * Sets the execute bits npm leaves off a vendored binary (qwen-code's ripgrep, research/cli-e2e.md): every file
+     * named as the last segment of {@code vendored} below the folder before it, inside the package's folder.
      */
     private static void makeExecutable(Path cliBin, String npmPackage, String vendored, Job job) throws IOException {
         int slash = vendored.lastIndexOf('/');

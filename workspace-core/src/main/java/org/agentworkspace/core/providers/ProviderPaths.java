@@ -46,16 +46,6 @@ public record ProviderPaths(Path dataDir, Path home, Path xdgConfigHome, Path xd
         return dataDir.resolve("providers").resolve(id);
     }
 
-    /** gemini's {@code .gemini} folder inside its own home ({@code GEMINI_CLI_HOME=<dataDir>/providers/gemini}). */
-    public Path geminiDir() {
-        return providerDir("gemini").resolve(".gemini");
-    }
-
-    /** gemini's user settings, which gemini reads from its own home. */
-    public Path geminiSettings() {
-        return geminiDir().resolve("settings.json");
-    }
-
     /** The path shown to clients: {@code ~/…} under HOME, otherwise absolute. */
     public String display(Path p) {
         Path n = p.toAbsolutePath().normalize();

@@ -12,8 +12,9 @@ import java.util.Optional;
  * {@code version} (a number or a dist-tag such as {@code latest}) picks another one.
  *
  * <p>Each version is written once, in the provider's descriptor ({@code ProviderDescriptor.Install}); this class
- * collects those of the providers {@code ServiceLoader} finds. The testkit (which depends on no project module) pins the same versions in {@code RealCli.SPECS};
- * {@code TestedVersionsMirrorTest} fails when the two tables differ. docs/provider-management.md §6 shows the table.
+ * collects those of the providers {@code ServiceLoader} finds. The testkit (which depends on no project module)
+ * pins the same versions in {@code RealCli.SPECS}; {@code TestedVersionsMirrorTest} fails when the two tables
+ * differ. docs/provider-management.md §6 shows the table.
  */
 public final class TestedVersions {
     /** The day the real-CLI tests last passed with every version below (ISO date). */

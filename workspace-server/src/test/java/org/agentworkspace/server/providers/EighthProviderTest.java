@@ -105,7 +105,7 @@ class EighthProviderTest {
         // config files: the descriptor's catalog, written through the route
         JsonNode files = expect(s.get("/api/providers/acme/config-files", bearer(admin)), 200, null);
         assertEquals(1, files.size());
-        assertEquals("settings", files.get(0).path("id").asText());
+        assertEquals("settings", files.get(0).path("fileId").asText());
         expect(s.put("/api/providers/acme/config-files/settings", Map.of("content", "{\"theme\":\"dark\"}\n"),
                 bearer(admin)), 200, null);
         expect(s.put("/api/providers/acme/config-files/settings", Map.of("content", "{not json"), bearer(admin)),
