@@ -5,6 +5,8 @@ import java.time.Clock;
 import java.time.Duration;
 import java.util.Objects;
 
+import org.agentworkspace.api.provider.AgentProviders;
+
 import org.agentworkspace.core.runs.RunSettings;
 
 /**
@@ -23,11 +25,15 @@ import org.agentworkspace.core.runs.RunSettings;
  * @param webPush        Web Push delivery (VAPID subject, loopback endpoints for tests, timeout, TTL)
  * @param runRetention   how long ended runs are kept (age and count) and how often the sweep runs
  * @param access         where projects may be and which non-public endpoints the service may connect to
+ * @param providers      the provider adapters and their descriptors; {@code null} for those {@code ServiceLoader}
+ *                       finds ({@link AgentProviders#load()}), the normal case. An embedding application (or a
+ *                       test) that loads providers from its own class loader or module layer passes them here.
  */
 public record EngineConfig(Path dataDir, String jdbcUrl, Clock clock, AuthSettings auth, RunSettings runs,
                            java.util.List<Path> historyHomes, boolean historyIndex,
                            org.agentworkspace.core.notifications.WebPushSettings webPush,
-                           org.agentworkspace.core.runs.RunRetention runRetention, Access access) {
+                           org.agentworkspace.core.runs.RunRetention runRetention, Access access,
+                           AgentProviders providers) {
     public EngineConfig {
         Objects.requireNonNull(dataDir, "dataDir");
         Objects.requireNonNull(clock, "clock");
@@ -49,45 +55,57 @@ public record EngineConfig(Path dataDir, String jdbcUrl, Clock clock, AuthSettin
     public static EngineConfig create(Path dataDir) {
         return new EngineConfig(dataDir, null, Clock.systemUTC(), AuthSettings.defaults(), RunSettings.defaults(), null,
                 true, org.agentworkspace.core.notifications.WebPushSettings.defaults(),
-                org.agentworkspace.core.runs.RunRetention.defaults(), Access.defaults());
+                org.agentworkspace.core.runs.RunRetention.defaults(), Access.defaults(), null);
     }
 
     public EngineConfig withJdbcUrl(String url) {
-        return new EngineConfig(dataDir, url, clock, auth, runs, historyHomes, historyIndex, webPush, runRetention, access);
+        return new EngineConfig(dataDir, url, clock, auth, runs, historyHomes, historyIndex, webPush, runRetention,
+                access, providers);
     }
 
     public EngineConfig withClock(Clock c) {
-        return new EngineConfig(dataDir, jdbcUrl, c, auth, runs, historyHomes, historyIndex, webPush, runRetention, access);
+        return new EngineConfig(dataDir, jdbcUrl, c, auth, runs, historyHomes, historyIndex, webPush, runRetention,
+                access, providers);
     }
 
     public EngineConfig withAuth(AuthSettings a) {
-        return new EngineConfig(dataDir, jdbcUrl, clock, a, runs, historyHomes, historyIndex, webPush, runRetention, access);
+        return new EngineConfig(dataDir, jdbcUrl, clock, a, runs, historyHomes, historyIndex, webPush, runRetention,
+                access, providers);
     }
 
     public EngineConfig withRuns(RunSettings r) {
-        return new EngineConfig(dataDir, jdbcUrl, clock, auth, r, historyHomes, historyIndex, webPush, runRetention, access);
+        return new EngineConfig(dataDir, jdbcUrl, clock, auth, r, historyHomes, historyIndex, webPush, runRetention,
+                access, providers);
     }
 
     /** The homes whose CLI histories are indexed ({@code null}: the engine's HOME). */
     public EngineConfig withHistoryHomes(java.util.List<Path> homes) {
         return new EngineConfig(dataDir, jdbcUrl, clock, auth, runs, homes == null ? null : java.util.List.copyOf(homes),
-                historyIndex, webPush, runRetention, access);
+                historyIndex, webPush, runRetention, access, providers);
     }
 
     /** Turns the history index on or off. */
     public EngineConfig withHistoryIndex(boolean on) {
-        return new EngineConfig(dataDir, jdbcUrl, clock, auth, runs, historyHomes, on, webPush, runRetention, access);
+        return new EngineConfig(dataDir, jdbcUrl, clock, auth, runs, historyHomes, on, webPush, runRetention,
+                access, providers);
     }
 
     /** Web Push delivery settings. */
     public EngineConfig withWebPush(org.agentworkspace.core.notifications.WebPushSettings w) {
-        return new EngineConfig(dataDir, jdbcUrl, clock, auth, runs, historyHomes, historyIndex, w, runRetention, access);
+        return new EngineConfig(dataDir, jdbcUrl, clock, auth, runs, historyHomes, historyIndex, w, runRetention,
+                access, providers);
+    }
+
+    /** These providers instead of those {@code ServiceLoader} finds (see the {@code providers} component). */
+    public EngineConfig withProviders(AgentProviders p) {
+        return new EngineConfig(dataDir, jdbcUrl, clock, auth, runs, historyHomes, historyIndex, webPush, runRetention,
+                access, p);
     }
 
     /** Where projects may be, and which non-public endpoints may be reached ({@link Access}). */
     public EngineConfig withAccess(Access a) {
         return new EngineConfig(dataDir, jdbcUrl, clock, auth, runs, historyHomes, historyIndex, webPush, runRetention,
-                a);
+                a, providers);
     }
 
     /**
@@ -198,6 +216,7 @@ public record EngineConfig(Path dataDir, String jdbcUrl, Clock clock, AuthSettin
 
     /** How long ended runs are kept (docs/runs.md "Retention"). */
     public EngineConfig withRunRetention(org.agentworkspace.core.runs.RunRetention r) {
-        return new EngineConfig(dataDir, jdbcUrl, clock, auth, runs, historyHomes, historyIndex, webPush, r, access);
+        return new EngineConfig(dataDir, jdbcUrl, clock, auth, runs, historyHomes, historyIndex, webPush, r,
+                access, providers);
     }
 }

@@ -61,10 +61,14 @@ public final class WorkspaceEngine implements AutoCloseable {
         this.userSecrets = UserSecrets.create(store, secretBox, config.clock());
         this.gitTokens = GitTokens.create(userSecrets);
         VcsProviders vcs = VcsProviders.load();
+        // the provider adapters and their descriptors: ServiceLoader's, unless the embedding application gave others
+        org.agentworkspace.core.providers.ProviderCatalog catalog = org.agentworkspace.core.providers.ProviderCatalog
+                .of(config.providers() != null ? config.providers()
+                        : org.agentworkspace.api.provider.AgentProviders.load());
         org.agentworkspace.core.providers.ProviderPaths paths =
                 org.agentworkspace.core.providers.ProviderPaths.of(config.dataDir(), environment);
         this.projects = ProjectRegistry.create(store, config.clock(), config.dataDir(), vcs,
-                projectRoots(config, paths, environment));
+                projectRoots(config, paths, environment, catalog));
         // the history index starts first: its listing runs in the background while the rest of the engine opens
         List<Path> homes = new java.util.ArrayList<>(config.historyHomes() != null ? config.historyHomes()
                 : List.of(paths.home()));
@@ -80,11 +84,11 @@ public final class WorkspaceEngine implements AutoCloseable {
         }
         long t2 = System.nanoTime();
         try {
-            this.providerCredentials = ProviderCredentialStore.create(store, secretBox, config.clock());
+            this.providerCredentials = ProviderCredentialStore.create(store, secretBox, config.clock(), catalog);
             providerCredentials.useOutboundPolicy(config.access().outbound());
             this.providers = ProviderManagement.create(config.dataDir(), environment, providerCredentials,
                     name -> Path.of(projects.get(name).path()), config.clock(),
-                    ProviderManagement.Settings.fromEnvironment(environment));
+                    ProviderManagement.Settings.fromEnvironment(environment, catalog.ids()));
             long t3 = System.nanoTime();
             this.runs = RunEngine.open(store, config.runs(), config.clock());
             runs.retain(config.runRetention());
@@ -119,16 +123,23 @@ public final class WorkspaceEngine implements AutoCloseable {
      * The folder of a configured binary: the binary's folder when it is a file, the path itself when it is a folder
      * or missing (a missing path lies inside no project, and no project may hold it).
      */
-    /** Executable names the service starts (the provider CLIs and the node they run on). */
-    private static final List<String> CLI_NAMES = List.of("claude", "codex", "gemini", "qwen", "opencode",
-            "cursor-agent", "cursor", "grok", "node", "npm", "npx");
+    /**
+     * Executable names protected besides the provider CLIs' own: the node they run on, and {@code cursor}, which
+     * Cursor's installer links beside {@code cursor-agent}.
+     */
+    private static final List<String> EXTRA_NAMES = List.of("cursor", "node", "npm", "npx");
 
     private static Path binaryFolder(Path p) {
         return java.nio.file.Files.isRegularFile(p) && p.getParent() != null ? p.getParent() : p;
     }
 
     private static org.agentworkspace.core.projects.ProjectRoots projectRoots(EngineConfig config,
-            org.agentworkspace.core.providers.ProviderPaths paths, Map<String, String> environment) {
+            org.agentworkspace.core.providers.ProviderPaths paths, Map<String, String> environment,
+            org.agentworkspace.core.providers.ProviderCatalog catalog) {
+        // the executables the service starts: every loaded provider's binaries, and node
+        java.util.Set<String> cliNames = new java.util.LinkedHashSet<>();
+        catalog.adapters().all().forEach(a -> cliNames.addAll(a.binaryNames()));
+        cliNames.addAll(EXTRA_NAMES);
         List<Path> cli = new java.util.ArrayList<>();
         cli.add(paths.cliBin());
         for (Path p : config.access().cliFolders()) {
@@ -157,7 +168,7 @@ public final class WorkspaceEngine implements AutoCloseable {
         }
         // where the CLIs' links lead (an npm prefix's bin/claude → lib/node_modules/…/cli.js)
         for (Path folder : List.copyOf(cli)) {
-            for (String name : CLI_NAMES) {
+            for (String name : cliNames) {
                 Path binary = folder.resolve(name);
                 if (java.nio.file.Files.exists(binary)) {
                     try {

@@ -15,7 +15,6 @@ import io.helidon.webserver.http.HttpRouting;
 import io.helidon.webserver.http1.Http1Config;
 
 import org.agentworkspace.api.ErrorCodes;
-import org.agentworkspace.api.provider.AgentProviders;
 import org.agentworkspace.core.WorkspaceEngine;
 import org.agentworkspace.api.vcs.GitCredentials;
 import org.agentworkspace.core.agent.AgentRuns;
@@ -60,7 +59,6 @@ import org.agentworkspace.server.shell.ShellEndpoint;
 import org.agentworkspace.server.shell.ShellLimits;
 import org.agentworkspace.server.shell.ShellService;
 import org.agentworkspace.server.http.WsGate;
-import org.agentworkspace.api.provider.AgentProviders;
 import org.agentworkspace.api.provider.BinaryLocator;
 import org.agentworkspace.core.shell.ShellSessions;
 import io.helidon.webserver.websocket.WsConfig;
@@ -125,8 +123,9 @@ public final class WorkspaceServer implements AutoCloseable {
             // the project's folder must still lie where projects may (a run's working directory follows the roots)
             AgentSettings agent = config.agent().withProjects(id -> engine.projects().lookup(id)
                     .map(p -> engine.projects().checkWorkingDirectory(Path.of(p.path()))));
-            AgentRuns agentRuns = AgentRuns.create(engine.runs(), AgentProviders.load(), engine.config().dataDir(),
-                    env, agent, engine.providers().credentials());
+            // the engine's providers: ServiceLoader's, or the set the engine was given (EngineConfig.withProviders)
+            AgentRuns agentRuns = AgentRuns.create(engine.runs(), engine.providers().adapters(),
+                    engine.config().dataDir(), env, agent, engine.providers().credentials());
             engine.notifications().attach(agentRuns);
             return new Context(engine, config, json, tokens, guard, new ErrorResponses(json), BuildInfo.detect(env),
                     openApi, browser, agentRuns,
@@ -295,7 +294,7 @@ public final class WorkspaceServer implements AutoCloseable {
             // terminals inherit from the server's environment as given (the one the engine and the runs use), so
             // a terminal's HOME is the home the CLIs and their histories use
             ShellSessions shells = ShellSessions.create(shellLimits.sessions(), engine.projects(),
-                    AgentProviders.load(), BinaryLocator.create(config.engine().dataDir(), env.get("PATH"),
+                    engine.providers().adapters(), BinaryLocator.create(config.engine().dataDir(), env.get("PATH"),
                             null), env);
             shell = new ShellEndpoint(new WsGate(ctx.guard()), shells, shellLimits, ctx.json().mapper());
             long tShell = System.nanoTime();

@@ -51,4 +51,11 @@ public interface AgentProvider {
 
     /** A fresh parser for one run's stdout. */
     StreamParser newParser();
+
+    /**
+     * What the engine and the server know about this provider besides the launch: install, credential variable,
+     * config files, MCP format, model API, history format, own login ({@link ProviderDescriptor}). Its id and display
+     * name are this provider's; {@link AgentProviders} refuses a provider whose descriptor disagrees.
+     */
+    ProviderDescriptor descriptor();
 }

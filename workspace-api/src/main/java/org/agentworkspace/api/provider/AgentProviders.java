@@ -44,7 +44,8 @@ public final class AgentProviders {
     /**
      * These providers, in the given order.
      *
-     * @throws IllegalStateException if two share an id, or an id is malformed
+     * @throws IllegalStateException if two share an id, an id is malformed, or a provider's descriptor is missing or
+     *     names another id or display name
      */
     public static AgentProviders of(Collection<? extends AgentProvider> providers) {
         Map<String, AgentProvider> byId = new LinkedHashMap<>();
@@ -52,6 +53,15 @@ public final class AgentProviders {
             String id = p.id();
             if (id == null || !ID.matcher(id).matches()) {
                 throw new IllegalStateException("provider " + p.getClass().getName() + " has a malformed id: " + id);
+            }
+            ProviderDescriptor d = p.descriptor();
+            if (d == null || !id.equals(d.id()) || !d.displayName().equals(p.displayName())) {
+                throw new IllegalStateException("provider " + id + " (" + p.getClass().getName()
+                        + ") has no descriptor of its own id and display name");
+            }
+            if (!p.binaryNames().contains(d.install().binary())) {
+                throw new IllegalStateException("provider " + id + " installs the binary " + d.install().binary()
+                        + ", which is not one of its binary names " + p.binaryNames());
             }
             AgentProvider previous = byId.putIfAbsent(id, p);
             if (previous != null) {

@@ -35,6 +35,15 @@ class AgentProvidersTest {
         public StreamParser newParser() {
             throw new UnsupportedOperationException();
         }
+
+        @Override
+        public ProviderDescriptor descriptor() {
+            return new ProviderDescriptor(id, id, ProviderDescriptor.Install.manual(id, "by hand"),
+                    new ProviderDescriptor.Credentials("DUMMY_API_KEY", false), List.of(),
+                    ProviderDescriptor.Mcp.none("none"),
+                    ProviderDescriptor.Models.builtinOnly(new ProviderDescriptor.Model("m", "M", null)),
+                    ProviderDescriptor.HistoryFormat.NONE, List.of());
+        }
     }
 
     @Test

@@ -6,10 +6,9 @@ import java.nio.file.LinkOption;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Map;
-import java.util.function.Function;
 
 import org.agentworkspace.api.WorkspaceException;
+import org.agentworkspace.api.provider.ProviderDescriptor;
 
 /**
  * The config files each CLI reads, per provider, addressed by opaque ids: settings, instruction files (CLAUDE.md,
@@ -25,64 +24,39 @@ public final class ConfigFiles {
     private final ProviderPaths paths;
     private final ProviderFiles files;
 
-    ConfigFiles(ProviderPaths paths, ProviderFiles files) {
+    private final ProviderCatalog catalog;
+
+    ConfigFiles(ProviderPaths paths, ProviderFiles files, ProviderCatalog catalog) {
         this.paths = paths;
         this.files = files;
+        this.catalog = catalog;
     }
 
-    /** One catalog entry: where the file is, relative to the provider paths. */
-    private record Spec(String fileId, String label, Function<ProviderPaths, Path> path, ConfigFormat format,
-                        boolean readOnly) {
-    }
+    /** One catalog entry: a descriptor's config file of one provider. */
+    private record Spec(String provider, ProviderDescriptor.ConfigFile file) {
+        String fileId() {
+            return file.id();
+        }
 
-    private static final Map<String, List<Spec>> CATALOG = Map.of(
-            "claude", List.of(
-                    new Spec("settings", "Claude Code user settings (settings.json)",
-                            p -> p.home().resolve(".claude/settings.json"), ConfigFormat.JSON, false),
-                    new Spec("instructions", "User instructions for every project (CLAUDE.md)",
-                            p -> p.home().resolve(".claude/CLAUDE.md"), ConfigFormat.TEXT, false)),
-            "codex", List.of(
-                    new Spec("config", "Codex configuration (config.toml)",
-                            p -> p.home().resolve(".codex/config.toml"), ConfigFormat.TOML, false),
-                    new Spec("instructions", "Global instructions (AGENTS.md)",
-                            p -> p.home().resolve(".codex/AGENTS.md"), ConfigFormat.TEXT, false)),
-            "gemini", List.of(
-                    new Spec("settings", "Gemini CLI settings (settings.json in the service's gemini home)",
-                            ProviderPaths::geminiSettings, ConfigFormat.JSON_WITH_COMMENTS, false),
-                    new Spec("instructions", "Global context (GEMINI.md)",
-                            p -> p.geminiDir().resolve("GEMINI.md"), ConfigFormat.TEXT, false),
-                    new Spec("env", "Environment file (.env)",
-                            p -> p.geminiDir().resolve(".env"), ConfigFormat.ENV, false)),
-            "qwen", List.of(
-                    new Spec("settings", "Qwen Code user settings (settings.json)",
-                            p -> p.home().resolve(".qwen/settings.json"), ConfigFormat.JSON_WITH_COMMENTS, false),
-                    new Spec("instructions", "Global context (QWEN.md)",
-                            p -> p.home().resolve(".qwen/QWEN.md"), ConfigFormat.TEXT, false),
-                    new Spec("env", "Environment file (.env)",
-                            p -> p.home().resolve(".qwen/.env"), ConfigFormat.ENV, false),
-                    new Spec("system-settings", "System settings written by Agent Workspace before every run "
-                            + "(read-only: overrides the user settings)",
-                            p -> p.providerDir("qwen").resolve("system-settings.json"),
-                            ConfigFormat.JSON_WITH_COMMENTS, true)),
-            "opencode", List.of(
-                    new Spec("config", "opencode global config (opencode.json)",
-                            p -> p.xdgConfigHome().resolve("opencode/opencode.json"),
-                            ConfigFormat.JSON_WITH_COMMENTS, false),
-                    new Spec("instructions", "Global rules (AGENTS.md)",
-                            p -> p.xdgConfigHome().resolve("opencode/AGENTS.md"), ConfigFormat.TEXT, false)),
-            "cursor", List.of(
-                    new Spec("cli-config", "Cursor agent configuration (cli-config.json)",
-                            p -> p.home().resolve(".cursor/cli-config.json"), ConfigFormat.JSON, false)),
-            "grok", List.of(
-                    new Spec("user-settings", "Grok CLI user settings (user-settings.json)",
-                            p -> p.home().resolve(".grok/user-settings.json"), ConfigFormat.JSON, false)));
+        String label() {
+            return file.label();
+        }
+
+        boolean readOnly() {
+            return file.readOnly();
+        }
+
+        ConfigFormat format() {
+            return ConfigFormat.of(file.format());
+        }
+    }
 
     /** The provider's catalog with each file's current state. */
     public List<ConfigFileEntry> list(String provider) {
-        ProviderFacts.of(provider);
+        ProviderFacts f = catalog.require(provider);
         List<ConfigFileEntry> out = new ArrayList<>();
-        for (Spec s : CATALOG.getOrDefault(provider, List.of())) {
-            out.add(entry(s));
+        for (ProviderDescriptor.ConfigFile file : f.descriptor().configFiles()) {
+            out.add(entry(new Spec(provider, file)));
         }
         return out;
     }
@@ -90,7 +64,7 @@ public final class ConfigFiles {
     /** The file's content; a missing file reads as empty. */
     public ConfigFileContent read(String provider, String fileId) {
         Spec s = spec(provider, fileId);
-        Path p = s.path().apply(paths);
+        Path p = path(s);
         return files.locked(p, () -> {
             var text = files.read(p);
             return new ConfigFileContent(s.fileId(), paths.display(p), text.orElse(""), text.isPresent());
@@ -117,7 +91,7 @@ public final class ConfigFiles {
                     "the content is larger than " + ProviderFiles.MAX_BYTES + " bytes");
         }
         s.format().validate(content);
-        Path p = s.path().apply(paths);
+        Path p = path(s);
         Path backup = paths.dataDir().resolve("providers").resolve("backups").resolve(provider)
                 .resolve(s.fileId() + ".prev");
         return files.locked(p, () -> {
@@ -128,11 +102,15 @@ public final class ConfigFiles {
 
     /** Where a catalog file is (for tests and for the MCP editor, which shares files with the catalog). */
     public Path path(String provider, String fileId) {
-        return spec(provider, fileId).path().apply(paths);
+        return path(spec(provider, fileId));
+    }
+
+    private Path path(Spec s) {
+        return paths.resolve(s.provider(), s.file().location());
     }
 
     private ConfigFileEntry entry(Spec s) {
-        Path p = s.path().apply(paths);
+        Path p = path(s);
         boolean exists = Files.isRegularFile(p, LinkOption.NOFOLLOW_LINKS);
         Long size = null;
         if (exists) {
@@ -146,11 +124,10 @@ public final class ConfigFiles {
                 s.readOnly());
     }
 
-    private static Spec spec(String provider, String fileId) {
-        ProviderFacts.of(provider);
-        for (Spec s : CATALOG.getOrDefault(provider, List.of())) {
-            if (s.fileId().equals(fileId)) {
-                return s;
+    private Spec spec(String provider, String fileId) {
+        for (ProviderDescriptor.ConfigFile file : catalog.require(provider).descriptor().configFiles()) {
+            if (file.id().equals(fileId)) {
+                return new Spec(provider, file);
             }
         }
         throw new WorkspaceException.NotFound(ProviderErrorCodes.CONFIG_FILE_NOT_FOUND, "no config file '"

@@ -23,6 +23,17 @@ import org.agentworkspace.api.WorkspaceException;
 enum ConfigFormat {
     JSON("json"), JSON_WITH_COMMENTS("json"), TOML("toml"), ENV("env"), TEXT("text");
 
+    /** The format a descriptor names. */
+    static ConfigFormat of(org.agentworkspace.api.provider.ProviderDescriptor.FileFormat f) {
+        return switch (f) {
+            case JSON -> JSON;
+            case JSON_WITH_COMMENTS -> JSON_WITH_COMMENTS;
+            case TOML -> TOML;
+            case ENV -> ENV;
+            case TEXT -> TEXT;
+        };
+    }
+
     private static final JsonMapper STRICT = JsonMapper.builder()
             .enable(StreamReadFeature.STRICT_DUPLICATE_DETECTION)
             .enable(DeserializationFeature.FAIL_ON_TRAILING_TOKENS)

@@ -4,6 +4,7 @@ import java.io.File;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
+import java.nio.file.LinkOption;
 import java.nio.file.Path;
 import java.nio.file.attribute.PosixFilePermission;
 import java.time.Clock;
@@ -74,7 +75,11 @@ public final class InstallJobs implements AutoCloseable {
     private final Map<String, Job> jobs = new ConcurrentHashMap<>();
     private volatile boolean closed;
 
-    InstallJobs(ProviderPaths paths, Map<String, String> serverEnv, StatusProbe probe, Clock clock, Settings settings) {
+    private final ProviderCatalog catalog;
+
+    InstallJobs(ProviderPaths paths, Map<String, String> serverEnv, StatusProbe probe, Clock clock, Settings settings,
+                ProviderCatalog catalog) {
+        this.catalog = catalog;
         this.paths = paths;
         this.serverEnv = Map.copyOf(serverEnv);
         this.probe = probe;
@@ -86,17 +91,17 @@ public final class InstallJobs implements AutoCloseable {
      * Starts installing the provider's CLI.
      *
      * @param version a version or dist-tag, or {@code null} for the version the test suite runs against
-     *                ({@link TestedVersions})
+     *                (the descriptor's {@code Install.testedVersion}, see {@link TestedVersions})
      * @throws WorkspaceException.Validation {@code UNSUPPORTED_CAPABILITY} when the CLI is not on npm (the message
      *         says how to install it), {@code VALIDATION_FAILED} for a malformed version
      * @throws WorkspaceException.Conflict {@code INSTALL_IN_PROGRESS} when a job of this provider is not finished
      */
     public synchronized Job start(String provider, String version) {
-        ProviderFacts facts = ProviderFacts.of(provider);
+        ProviderFacts facts = catalog.require(provider);
         if (!facts.installable()) {
             throw new WorkspaceException.Validation(ProviderErrorCodes.UNSUPPORTED_CAPABILITY, facts.installHint());
         }
-        String spec = version == null || version.isBlank() ? TestedVersions.of(provider).orElse("latest")
+        String spec = version == null || version.isBlank() ? facts.descriptor().install().testedVersion()
                 : version.strip();
         if (!VERSION_SPEC.matcher(spec).matches()) {
             throw WorkspaceException.Validation.of("version must be a version or dist-tag such as 2.1.0 or latest");
@@ -128,7 +133,7 @@ public final class InstallJobs implements AutoCloseable {
 
     /** The job, if it belongs to the provider and is still kept. */
     public Optional<Job> find(String provider, String jobId) {
-        ProviderFacts.of(provider);
+        catalog.require(provider);
         purge();
         Job j = jobId == null ? null : jobs.get(jobId);
         return j != null && j.provider.equals(provider) ? Optional.of(j) : Optional.empty();
@@ -435,8 +440,8 @@ public final class InstallJobs implements AutoCloseable {
             throw new JobFailure(ProviderErrorCodes.INSTALL_FAILED, "npm install exited with " + exit
                     + "; see the log");
         }
-        if (f.id().equals("qwen")) {
-            fixQwenRipgrep(cliBin, job);
+        for (String vendored : f.descriptor().install().vendoredExecutables()) {
+            makeExecutable(cliBin, f.npmPackage(), vendored, job);
         }
         Path binary = cliBin.resolve("node_modules").resolve(".bin").resolve(f.binary());
         if (executable(binary).isEmpty()) {
@@ -676,20 +681,26 @@ public final class InstallJobs implements AutoCloseable {
         }
     }
 
-    /** qwen-code ships its vendored ripgrep without the exec bit (research/cli-e2e.md). */
-    private static void fixQwenRipgrep(Path cliBin, Job job) throws IOException {
-        Path vendor = cliBin.resolve("node_modules/@qwen-code/qwen-code/vendor/ripgrep");
-        if (!Files.isDirectory(vendor)) {
+    /**
+     * Sets the execute bits npm leaves off a vendored binary (qwen-code's ripgrep, research/cli-e2e.md): every file
+     * named as the last segment of {@code vendored} below the folder before it, inside the package's folder.
+     */
+    private static void makeExecutable(Path cliBin, String npmPackage, String vendored, Job job) throws IOException {
+        int slash = vendored.lastIndexOf('/');
+        Path dir = cliBin.resolve("node_modules").resolve(npmPackage)
+                .resolve(slash < 0 ? "" : vendored.substring(0, slash));
+        String name = vendored.substring(slash + 1);
+        if (!Files.isDirectory(dir, LinkOption.NOFOLLOW_LINKS)) {
             return;
         }
-        try (Stream<Path> files = Files.walk(vendor)) {
-            for (Path f : files.filter(p -> p.getFileName().toString().equals("rg") && Files.isRegularFile(p))
+        try (Stream<Path> files = Files.walk(dir)) {
+            for (Path f : files.filter(p -> p.getFileName().toString().equals(name) && Files.isRegularFile(p))
                     .toList()) {
                 Set<PosixFilePermission> perms = EnumSet.copyOf(Files.getPosixFilePermissions(f));
                 perms.addAll(Set.of(PosixFilePermission.OWNER_EXECUTE, PosixFilePermission.GROUP_EXECUTE,
                         PosixFilePermission.OTHERS_EXECUTE));
                 Files.setPosixFilePermissions(f, perms);
-                job.log("meta", "made qwen's vendored ripgrep executable: " + cliBin.relativize(f));
+                job.log("meta", "made the vendored " + name + " executable: " + cliBin.relativize(f));
             }
         }
     }

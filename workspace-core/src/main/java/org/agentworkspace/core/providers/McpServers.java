@@ -22,6 +22,8 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 
 import org.agentworkspace.api.ErrorCodes;
 import org.agentworkspace.api.WorkspaceException;
+import org.agentworkspace.api.provider.ProviderDescriptor;
+import org.agentworkspace.api.provider.ProviderDescriptor.McpShape;
 import org.agentworkspace.core.secrets.SecretBox;
 
 /**
@@ -63,29 +65,34 @@ public final class McpServers {
     private final ProviderPaths paths;
     private final ProviderFiles files;
     private final Function<String, Path> projects;
+    private final ProviderCatalog catalog;
 
     /**
      * @param projects the folder of a registered project by name (404 {@code PROJECT_NOT_FOUND} otherwise)
      */
-    McpServers(ProviderPaths paths, ProviderFiles files, Function<String, Path> projects) {
+    McpServers(ProviderPaths paths, ProviderFiles files, Function<String, Path> projects, ProviderCatalog catalog) {
         this.paths = paths;
         this.files = files;
         this.projects = projects;
+        this.catalog = catalog;
     }
 
     /** The outcome of the global add for one provider. */
     public record GlobalResult(String provider, boolean success, String errorCode, String errorMessage) {
     }
 
-    private enum Shape { CLAUDE, PLAIN, OPENCODE, CODEX }
-
     /** Where one provider keeps one scope's entries. */
-    private record Target(Path file, Shape shape, List<String> container, ConfigFormat format) {
+    private record Target(String provider, Path file, McpShape shape, List<String> container, ConfigFormat format) {
     }
 
-    /** The providers whose MCP entries this service edits, in wire order. */
-    public static List<String> capableProviders() {
-        return ProviderFacts.ALL.stream().filter(ProviderFacts::mcp).map(ProviderFacts::id).toList();
+    /** The id of a loaded provider (MCP-capable or not), or 404 {@code PROVIDER_NOT_FOUND}. */
+    public String provider(String id) {
+        return catalog.require(id).id();
+    }
+
+    /** The providers whose MCP entries this service edits, in load order. */
+    public List<String> capableProviders() {
+        return catalog.all().stream().filter(ProviderFacts::mcp).map(ProviderFacts::id).toList();
     }
 
     /**
@@ -109,7 +116,7 @@ public final class McpServers {
         facts(provider);
         Target t = target(provider, scope, project);
         files.locked(t.file(), () -> {
-            if (t.shape() == Shape.CODEX) {
+            if (t.shape() == McpShape.CODEX) {
                 upsertToml(t, spec);
             } else {
                 ObjectNode root = readJson(t);
@@ -128,7 +135,7 @@ public final class McpServers {
         facts(provider);
         Target t = target(provider, scope, project);
         files.locked(t.file(), () -> {
-            if (t.shape() == Shape.CODEX) {
+            if (t.shape() == McpShape.CODEX) {
                 removeToml(t, name);
             } else {
                 ObjectNode root = readJson(t);
@@ -167,11 +174,11 @@ public final class McpServers {
 
     // ---- targets -----------------------------------------------------------------------------------------------
 
-    private static ProviderFacts facts(String provider) {
-        ProviderFacts f = ProviderFacts.of(provider);
+    private ProviderFacts facts(String provider) {
+        ProviderFacts f = catalog.require(provider);
         if (!f.mcp()) {
-            throw new WorkspaceException.Validation(ProviderErrorCodes.UNSUPPORTED_CAPABILITY, f.displayName()
-                    + " reads MCP servers only from its own project file; it is not managed here");
+            throw new WorkspaceException.Validation(ProviderErrorCodes.UNSUPPORTED_CAPABILITY,
+                    f.descriptor().mcp().unsupportedReason());
         }
         return f;
     }
@@ -185,25 +192,17 @@ public final class McpServers {
             }
             dir = projects.apply(project);
         }
-        Path home = paths.home();
-        return switch (provider) {
-            case "claude" -> s == McpScope.USER
-                    ? new Target(home.resolve(".claude.json"), Shape.CLAUDE, List.of("mcpServers"), ConfigFormat.JSON)
-                    : new Target(home.resolve(".claude.json"), Shape.CLAUDE,
-                            List.of("projects", dir.toString(), "mcpServers"), ConfigFormat.JSON);
-            case "cursor" -> new Target((s == McpScope.USER ? home : dir).resolve(".cursor/mcp.json"), Shape.PLAIN,
-                    List.of("mcpServers"), ConfigFormat.JSON);
-            case "gemini" -> new Target(s == McpScope.USER ? paths.geminiSettings()
-                    : dir.resolve(".gemini/settings.json"), Shape.PLAIN, List.of("mcpServers"),
-                    ConfigFormat.JSON_WITH_COMMENTS);
-            case "qwen" -> new Target((s == McpScope.USER ? home : dir).resolve(".qwen/settings.json"), Shape.PLAIN,
-                    List.of("mcpServers"), ConfigFormat.JSON_WITH_COMMENTS);
-            case "opencode" -> new Target(s == McpScope.USER ? paths.xdgConfigHome().resolve("opencode/opencode.json")
-                    : dir.resolve("opencode.json"), Shape.OPENCODE, List.of("mcp"), ConfigFormat.JSON_WITH_COMMENTS);
-            case "codex" -> new Target((s == McpScope.USER ? home : dir).resolve(".codex/config.toml"), Shape.CODEX,
-                    List.of("mcp_servers"), ConfigFormat.TOML);
-            default -> throw new IllegalStateException("no MCP target for " + provider);
-        };
+        ProviderDescriptor.Mcp mcp = facts(provider).descriptor().mcp();
+        ConfigFormat format = ConfigFormat.of(mcp.format());
+        if (s == McpScope.USER) {
+            return new Target(provider, paths.resolve(provider, mcp.userFile()), mcp.shape(), mcp.userContainer(),
+                    format);
+        }
+        Path folder = dir;
+        List<String> container = mcp.projectContainer().stream()
+                .map(k -> k.equals("{project}") ? folder.toString() : k).toList();
+        return new Target(provider, paths.resolve(provider, mcp.projectFile(), folder), mcp.shape(), container,
+                format);
     }
 
     // ---- JSON files --------------------------------------------------------------------------------------------
@@ -247,7 +246,7 @@ public final class McpServers {
         return cur;
     }
 
-    private static ObjectNode entry(Shape shape, McpServerSpec spec) {
+    private static ObjectNode entry(McpShape shape, McpServerSpec spec) {
         ObjectNode e = PLAIN.createObjectNode();
         switch (shape) {
             case CLAUDE -> {
@@ -279,6 +278,7 @@ public final class McpServers {
                 e.put("enabled", true);
             }
             case CODEX -> throw new IllegalStateException("codex entries are TOML");
+            case NONE -> throw new IllegalStateException("no MCP entries for this provider");
         }
         return e;
     }
@@ -296,7 +296,7 @@ public final class McpServers {
         return files.locked(t.file(), () -> {
             List<McpServer> out = new ArrayList<>();
             JsonNode container;
-            if (t.shape() == Shape.CODEX) {
+            if (t.shape() == McpShape.CODEX) {
                 container = parseToml(t, files.read(t.file()).orElse("")).path("mcp_servers");
             } else {
                 container = readJson(t);
@@ -318,13 +318,13 @@ public final class McpServers {
     }
 
     /** The normalised, masked view of a native entry. */
-    private static McpServer view(Shape shape, String name, McpScope scope, ObjectNode n) {
+    private static McpServer view(McpShape shape, String name, McpScope scope, ObjectNode n) {
         String command = null;
         List<String> args = new ArrayList<>();
         Map<String, String> env = new LinkedHashMap<>();
         String url = null;
         String transport;
-        if (shape == Shape.OPENCODE) {
+        if (shape == McpShape.OPENCODE) {
             if (n.path("command").isArray()) {
                 for (JsonNode a : n.path("command")) {
                     if (command == null) {
@@ -347,7 +347,7 @@ public final class McpServers {
             String type = text(n, "type");
             if (command != null) {
                 transport = "stdio";
-            } else if ("sse".equals(type) || (shape == Shape.PLAIN && text(n, "url") != null
+            } else if ("sse".equals(type) || (shape == McpShape.PLAIN && text(n, "url") != null
                     && text(n, "httpUrl") == null && !"http".equals(type))) {
                 transport = "sse";
             } else {
@@ -433,7 +433,7 @@ public final class McpServers {
         String text = files.read(t.file()).orElse("");
         JsonNode before = parseToml(t, text);
         if (!before.path("mcp_servers").has(name)) {
-            throw notFound("codex", name, null);
+            throw notFound(t.provider(), name, null);
         }
         String without = TomlMcpTables.remove(text, name);
         JsonNode after = parseTomlOrNull(without);

@@ -21,6 +21,8 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 
 import org.agentworkspace.api.provider.ProviderCredentials;
+import org.agentworkspace.api.provider.ProviderDescriptor;
+import org.agentworkspace.api.provider.ProviderDescriptor.ModelApi;
 import org.agentworkspace.core.network.LazyHttpClient;
 
 /**
@@ -74,7 +76,7 @@ public final class ModelCatalog {
      * would use (its own key, else the service key), cached per provider and credential owner.
      */
     public Result list(String provider, Long userId) {
-        ProviderFacts facts = ProviderFacts.of(provider);
+        ProviderFacts facts = credentials.catalog().require(provider);
         ProviderCredentialStore.Resolved resolved = credentials.resolve(provider, userId);
         ProviderCredentials creds = resolved.credentials();
         if (!creds.hasApiKey() || endpoint(facts, creds) == null) {
@@ -110,7 +112,7 @@ public final class ModelCatalog {
 
     /** Drops the provider's cached catalog; the next {@link #list} asks the endpoint again. */
     public void clear(String provider) {
-        ProviderFacts.of(provider);
+        credentials.catalog().require(provider);
         drop(provider);
     }
 
@@ -121,32 +123,27 @@ public final class ModelCatalog {
 
     static List<ModelEntry> builtin(ProviderFacts facts) {
         List<ModelEntry> out = new ArrayList<>();
-        for (ProviderFacts.BuiltinModel m : facts.builtinModels()) {
-            out.add(new ModelEntry(facts.id() + "/" + m.model(), m.name(), m.contextWindow(), "builtin"));
+        for (ProviderDescriptor.Model m : facts.descriptor().models().builtin()) {
+            out.add(new ModelEntry(facts.id() + "/" + m.id(), m.name(), m.contextWindow(), "builtin"));
         }
         return List.copyOf(out);
     }
 
-    /** The model-list family and base used for these credentials, or null when there is none. */
+    /**
+     * The model-list family and base used for these credentials, or null when there is none: the credential's own
+     * endpoint in the descriptor's {@code apiWithBaseUrl} family, else the descriptor's default (opencode's key alone
+     * lists Anthropic's models, named {@code anthropic/<model>}; docs/providers.md, opencode).
+     */
     private static Api endpoint(ProviderFacts facts, ProviderCredentials creds) {
+        ProviderDescriptor.Models m = facts.descriptor().models();
         String base = creds.baseUrl();
-        return switch (facts.id()) {
-            case "claude" -> new Api(ProviderFacts.ModelApi.ANTHROPIC, base != null ? base : "https://api.anthropic.com", "");
-            case "codex" -> new Api(ProviderFacts.ModelApi.OPENAI, base != null ? base : "https://api.openai.com/v1", "");
-            case "qwen" -> new Api(ProviderFacts.ModelApi.OPENAI,
-                    base != null ? base : "https://dashscope-intl.aliyuncs.com/compatible-mode/v1", "");
-            case "grok" -> new Api(ProviderFacts.ModelApi.OPENAI, base != null ? base : "https://api.x.ai/v1", "");
-            case "gemini" -> new Api(ProviderFacts.ModelApi.GEMINI,
-                    base != null ? base : "https://generativelanguage.googleapis.com", "");
-            // opencode: a base URL is an OpenAI-compatible vendor whose models a run names bare; a key alone goes to
-            // Anthropic, named anthropic/<model> (docs/providers.md, opencode)
-            case "opencode" -> base != null ? new Api(ProviderFacts.ModelApi.OPENAI, base, "")
-                    : new Api(ProviderFacts.ModelApi.ANTHROPIC, "https://api.anthropic.com", "anthropic/");
-            default -> null;
-        };
+        if (base != null) {
+            return m.apiWithBaseUrl() == ModelApi.NONE ? null : new Api(m.apiWithBaseUrl(), base, "");
+        }
+        return m.api() == ModelApi.NONE ? null : new Api(m.api(), m.defaultBaseUrl(), m.modelPrefix());
     }
 
-    private record Api(ProviderFacts.ModelApi family, String base, String modelPrefix) {
+    private record Api(ModelApi family, String base, String modelPrefix) {
     }
 
     private List<ModelEntry> fetch(ProviderFacts facts, ProviderCredentials creds)

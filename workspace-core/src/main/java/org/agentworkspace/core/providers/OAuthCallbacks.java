@@ -71,7 +71,7 @@ public final class OAuthCallbacks {
         if (!shared && userId == null) {
             throw new IllegalArgumentException("an account's own key needs the account");
         }
-        ProviderFacts.of(provider);
+        credentials.catalog().require(provider);
         if (url == null || url.isBlank() || url.length() > 8192 || url.chars().anyMatch(c -> c < 0x20 || c == 0x7f)) {
             throw invalid("url must be the callback URL from the browser's address bar");
         }

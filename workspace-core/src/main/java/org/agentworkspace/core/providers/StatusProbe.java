@@ -22,6 +22,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.json.JsonMapper;
 
 import org.agentworkspace.api.provider.LaunchContext;
+import org.agentworkspace.api.provider.ProviderDescriptor;
 
 /**
  * Version probes and the per-provider rules for "authenticated". A version is probed once per binary file (path,
@@ -41,7 +42,7 @@ final class StatusProbe {
     private final LaunchContext launch;
     private final Clock clock;
     private final Map<String, Probe> versions = new ConcurrentHashMap<>();
-    private final Map<String, Cached> cursorLogin = new ConcurrentHashMap<>();
+    private final Map<String, Cached> statusLogin = new ConcurrentHashMap<>();
 
     StatusProbe(ProviderPaths paths, LaunchContext launch, Clock clock) {
         this.paths = paths;
@@ -131,41 +132,18 @@ final class StatusProbe {
      * none is found. (A stored key is checked by the caller first.)
      */
     Optional<String> cliLogin(ProviderFacts facts, Optional<Path> binary) {
-        Path home = paths.home();
-        return switch (facts.id()) {
-            case "claude" -> firstOf(
-                    () -> claudeOauth(home.resolve(".claude").resolve(".credentials.json")),
-                    () -> jsonText(home.resolve(".claude.json"), "primaryApiKey"),
-                    () -> jsonText(home.resolve(".claude").resolve("settings.json"), "env", "ANTHROPIC_API_KEY"),
-                    () -> jsonText(home.resolve(".claude").resolve("settings.json"), "env", "ANTHROPIC_AUTH_TOKEN"),
-                    () -> jsonText(home.resolve(".claude").resolve("settings.json"), "env",
-                            "CLAUDE_CODE_OAUTH_TOKEN"),
-                    () -> jsonText(home.resolve(".claude").resolve("settings.json"), "apiKeyHelper"));
-            case "codex" -> firstOf(
-                    () -> jsonText(home.resolve(".codex").resolve("auth.json"), "OPENAI_API_KEY"),
-                    () -> jsonText(home.resolve(".codex").resolve("auth.json"), "tokens", "refresh_token"),
-                    () -> jsonText(home.resolve(".codex").resolve("auth.json"), "tokens", "access_token"));
-            case "gemini" -> firstOf(
-                    () -> jsonText(paths.geminiDir().resolve("oauth_creds.json"), "refresh_token"),
-                    () -> jsonText(paths.geminiDir().resolve("oauth_creds.json"), "access_token"));
-            case "qwen" -> firstOf(
-                    () -> jsonText(home.resolve(".qwen").resolve("oauth_creds.json"), "refresh_token"),
-                    () -> jsonText(home.resolve(".qwen").resolve("oauth_creds.json"), "access_token"),
-                    () -> jsonText(home.resolve(".qwen").resolve("settings.json"), "security", "auth", "apiKey"),
-                    () -> envFile(home.resolve(".qwen").resolve(".env"), "OPENAI_API_KEY"));
-            case "opencode" -> nonEmptyObject(paths.xdgDataHome().resolve("opencode").resolve("auth.json"));
-            case "grok" -> jsonText(home.resolve(".grok").resolve("user-settings.json"), "apiKey");
-            case "cursor" -> binary.isPresent() ? cursorStatus(binary.get()) : Optional.empty();
-            default -> Optional.empty();
-        };
-    }
-
-    @SafeVarargs
-    private static Optional<String> firstOf(java.util.function.Supplier<Optional<String>>... checks) {
-        for (var c : checks) {
-            Optional<String> r = c.get();
-            if (r.isPresent()) {
-                return r;
+        for (ProviderDescriptor.LoginCheck check : facts.descriptor().logins()) {
+            Optional<String> found = switch (check.kind()) {
+                case JSON_TEXT -> jsonText(paths.resolve(facts.id(), check.file()),
+                        check.fields().toArray(String[]::new));
+                case CLAUDE_OAUTH -> claudeOauth(paths.resolve(facts.id(), check.file()));
+                case NON_EMPTY_JSON_OBJECT -> nonEmptyObject(paths.resolve(facts.id(), check.file()));
+                case ENV_FILE_VARIABLE -> envFile(paths.resolve(facts.id(), check.file()), check.fields().get(0));
+                case STATUS_COMMAND -> binary.isPresent() ? statusCommand(binary.get(), facts.binary() + " status")
+                        : Optional.empty();
+            };
+            if (found.isPresent()) {
+                return found;
             }
         }
         return Optional.empty();
@@ -234,9 +212,9 @@ final class StatusProbe {
         }
     }
 
-    /** {@code cursor-agent status}: logged in when it exits 0 and says "Logged in". */
-    private Optional<String> cursorStatus(Path binary) {
-        Cached c = cursorLogin.get(binary.toString());
+    /** {@code <binary> status} (cursor-agent's): logged in when it exits 0 and says "Logged in". */
+    private Optional<String> statusCommand(Path binary, String label) {
+        Cached c = statusLogin.get(binary.toString());
         long now = clock.millis();
         if (c != null && now - c.at() < CURSOR_STATUS_TTL.toMillis()) {
             return c.source();
@@ -247,14 +225,14 @@ final class StatusProbe {
                     Duration.ofSeconds(10));
             String out = r.stdout().toLowerCase(Locale.ROOT);
             if (r.ok() && out.contains("logged in") && !out.contains("not logged in")) {
-                result = Optional.of("cursor-agent status");
+                result = Optional.of(label);
             }
         } catch (IOException e) {
-            LOG.log(System.Logger.Level.WARNING, "cannot run cursor-agent status: {0}", e.getMessage());
+            LOG.log(System.Logger.Level.WARNING, "cannot run {0} status: {1}", binary, e.getMessage());
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
         }
-        cursorLogin.put(binary.toString(), new Cached(now, result));
+        statusLogin.put(binary.toString(), new Cached(now, result));
         return result;
     }
 }

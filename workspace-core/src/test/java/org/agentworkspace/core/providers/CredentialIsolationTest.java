@@ -57,7 +57,7 @@ class CredentialIsolationTest {
         // the base URLs name the discard port on loopback: allowed as an administrator would (--outbound-allow)
         f.pm().credentials().useOutboundPolicy(org.agentworkspace.core.network.OutboundPolicy.create(
                 java.util.Set.of("127.0.0.1:9"), org.agentworkspace.core.network.OutboundPolicy.SYSTEM));
-        for (ProviderFacts p : ProviderFacts.ALL) {
+        for (ProviderFacts p : ProviderCatalog.load().all()) {
             String key = "sk-" + p.id() + "-stored-key-" + Integer.toHexString(p.id().hashCode()) + "-END";
             keys.put(p.id(), key);
             f.pm().credentials().save(p.id(), key, p.baseUrlAllowed() ? "http://127.0.0.1:9/" + p.id() : null, null);

@@ -120,7 +120,7 @@ class McpServersTest {
         Path project = Files.createDirectories(f.root.resolve("p2"));
         String name = f.engine().projects().quickStart(project.toString()).name();
         Path real = project.toRealPath();
-        for (String p : McpServers.capableProviders()) {
+        for (String p : f.pm().mcp().capableProviders()) {
             f.pm().mcp().upsert(p, spec("loc"), McpScope.LOCAL, name);
         }
         assertTrue(Files.exists(real.resolve(".cursor/mcp.json")));

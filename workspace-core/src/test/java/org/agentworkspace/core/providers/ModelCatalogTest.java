@@ -40,7 +40,7 @@ class ModelCatalogTest {
 
     @Test
     void withoutAKeyTheBuiltInCatalogIsServedAndNothingIsAsked() {
-        for (ProviderFacts p : ProviderFacts.ALL) {
+        for (ProviderFacts p : ProviderCatalog.load().all()) {
             ModelCatalog.Result r = f.pm().models().list(p.id());
             assertFalse(r.models().isEmpty(), p.id());
             assertTrue(r.models().stream().allMatch(m -> m.id().startsWith(p.id() + "/") && m.source().equals("builtin")),

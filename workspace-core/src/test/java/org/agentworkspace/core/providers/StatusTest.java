@@ -33,7 +33,7 @@ class StatusTest {
 
     @Test
     void nothingInstalled() {
-        for (ProviderFacts p : ProviderFacts.ALL) {
+        for (ProviderFacts p : ProviderCatalog.load().all()) {
             ProviderStatus s = f.pm().status(p.id());
             assertFalse(s.installed(), p.id());
             assertNull(s.binaryPath());

@@ -8,6 +8,19 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import org.agentworkspace.api.provider.LaunchContext;
 import org.agentworkspace.api.provider.PermissionMode;
 import org.agentworkspace.api.provider.ProviderId;
+import org.agentworkspace.api.provider.ProviderDescriptor;
+import org.agentworkspace.api.provider.ProviderDescriptor.ConfigFile;
+import org.agentworkspace.api.provider.ProviderDescriptor.Credentials;
+import org.agentworkspace.api.provider.ProviderDescriptor.FileFormat;
+import org.agentworkspace.api.provider.ProviderDescriptor.HistoryFormat;
+import org.agentworkspace.api.provider.ProviderDescriptor.Install;
+import org.agentworkspace.api.provider.ProviderDescriptor.Location;
+import org.agentworkspace.api.provider.ProviderDescriptor.LoginCheck;
+import org.agentworkspace.api.provider.ProviderDescriptor.Mcp;
+import org.agentworkspace.api.provider.ProviderDescriptor.McpShape;
+import org.agentworkspace.api.provider.ProviderDescriptor.Model;
+import org.agentworkspace.api.provider.ProviderDescriptor.ModelApi;
+import org.agentworkspace.api.provider.ProviderDescriptor.Models;
 import org.agentworkspace.api.provider.RunSpec;
 import org.agentworkspace.api.provider.StreamParser;
 import org.agentworkspace.providers.common.ClaudeShapedParser;
@@ -21,8 +34,34 @@ import org.agentworkspace.providers.common.ProviderBase;
  */
 public final class ClaudeProvider extends ProviderBase {
 
+    /** Install, key, config files, MCP, models, history and login of Claude Code (docs/providers.md, claude). */
+    static final ProviderDescriptor DESCRIPTOR = new ProviderDescriptor(ProviderId.CLAUDE.wireId(), "Claude Code",
+            Install.npm("claude", "@anthropic-ai/claude-code", "2.1.330"),
+            new Credentials("ANTHROPIC_API_KEY", true),
+            List.of(ConfigFile.of("settings", "Claude Code user settings (settings.json)",
+                            Location.home(".claude/settings.json"), FileFormat.JSON),
+                    ConfigFile.of("instructions", "User instructions for every project (CLAUDE.md)",
+                            Location.home(".claude/CLAUDE.md"), FileFormat.TEXT)),
+            new Mcp(McpShape.CLAUDE, Location.home(".claude.json"), List.of("mcpServers"),
+                    Location.home(".claude.json"), List.of("projects", "{project}", "mcpServers"), FileFormat.JSON,
+                    null),
+            Models.of(ModelApi.ANTHROPIC, "https://api.anthropic.com",
+                    new Model("sonnet", "Claude Sonnet (latest)", 200_000),
+                    new Model("opus", "Claude Opus (latest)", 200_000),
+                    new Model("haiku", "Claude Haiku (latest)", 200_000),
+                    new Model("sonnet[1m]", "Claude Sonnet, 1M context", 1_000_000),
+                    new Model("opusplan", "Opus for planning, Sonnet for edits", 200_000),
+                    new Model("claude-sonnet-4-5", "Claude Sonnet 4.5", 200_000)),
+            HistoryFormat.CLAUDE,
+            List.of(LoginCheck.claudeOauth(Location.home(".claude/.credentials.json")),
+                    LoginCheck.jsonText(Location.home(".claude.json"), "primaryApiKey"),
+                    LoginCheck.jsonText(Location.home(".claude/settings.json"), "env", "ANTHROPIC_API_KEY"),
+                    LoginCheck.jsonText(Location.home(".claude/settings.json"), "env", "ANTHROPIC_AUTH_TOKEN"),
+                    LoginCheck.jsonText(Location.home(".claude/settings.json"), "env", "CLAUDE_CODE_OAUTH_TOKEN"),
+                    LoginCheck.jsonText(Location.home(".claude/settings.json"), "apiKeyHelper")));
+
     public ClaudeProvider() {
-        super(ProviderId.CLAUDE.wireId(), "Claude Code", List.of("claude"), true);
+        super(DESCRIPTOR, List.of("claude"), true);
     }
 
     private static final ObjectMapper JSON = new ObjectMapper();

@@ -3,6 +3,19 @@ package org.agentworkspace.providers.codex;
 import java.util.List;
 import org.agentworkspace.api.provider.LaunchContext;
 import org.agentworkspace.api.provider.ProviderId;
+import org.agentworkspace.api.provider.ProviderDescriptor;
+import org.agentworkspace.api.provider.ProviderDescriptor.ConfigFile;
+import org.agentworkspace.api.provider.ProviderDescriptor.Credentials;
+import org.agentworkspace.api.provider.ProviderDescriptor.FileFormat;
+import org.agentworkspace.api.provider.ProviderDescriptor.HistoryFormat;
+import org.agentworkspace.api.provider.ProviderDescriptor.Install;
+import org.agentworkspace.api.provider.ProviderDescriptor.Location;
+import org.agentworkspace.api.provider.ProviderDescriptor.LoginCheck;
+import org.agentworkspace.api.provider.ProviderDescriptor.Mcp;
+import org.agentworkspace.api.provider.ProviderDescriptor.McpShape;
+import org.agentworkspace.api.provider.ProviderDescriptor.Model;
+import org.agentworkspace.api.provider.ProviderDescriptor.ModelApi;
+import org.agentworkspace.api.provider.ProviderDescriptor.Models;
 import org.agentworkspace.api.provider.RunSpec;
 import org.agentworkspace.api.provider.StreamParser;
 import org.agentworkspace.providers.common.ProviderBase;
@@ -19,8 +32,29 @@ public final class CodexProvider extends ProviderBase {
 
     static final String DEFAULT_BASE_URL = "https://api.openai.com/v1";
 
+    /** Install, key, config files, MCP, models, history and login of Codex (docs/providers.md, codex). */
+    static final ProviderDescriptor DESCRIPTOR = new ProviderDescriptor(ProviderId.CODEX.wireId(), "OpenAI Codex",
+            Install.npm("codex", "@openai/codex", "0.169.0"),
+            new Credentials("OPENAI_API_KEY", true),
+            List.of(ConfigFile.of("config", "Codex configuration (config.toml)",
+                            Location.home(".codex/config.toml"), FileFormat.TOML),
+                    ConfigFile.of("instructions", "Global instructions (AGENTS.md)",
+                            Location.home(".codex/AGENTS.md"), FileFormat.TEXT)),
+            Mcp.of(McpShape.CODEX, Location.home(".codex/config.toml"), Location.project(".codex/config.toml"),
+                    "mcp_servers", FileFormat.TOML),
+            Models.of(ModelApi.OPENAI, "https://api.openai.com/v1",
+                    new Model("gpt-5.5", "GPT-5.5", 400_000),
+                    new Model("gpt-5.4", "GPT-5.4", 400_000),
+                    new Model("gpt-5.4-mini", "GPT-5.4 mini", 400_000),
+                    new Model("gpt-5.3-codex", "GPT-5.3 Codex", 400_000),
+                    new Model("o4-mini", "o4-mini", 200_000)),
+            HistoryFormat.CODEX,
+            List.of(LoginCheck.jsonText(Location.home(".codex/auth.json"), "OPENAI_API_KEY"),
+                    LoginCheck.jsonText(Location.home(".codex/auth.json"), "tokens", "refresh_token"),
+                    LoginCheck.jsonText(Location.home(".codex/auth.json"), "tokens", "access_token")));
+
     public CodexProvider() {
-        super(ProviderId.CODEX.wireId(), "Codex", List.of("codex"), true);
+        super(DESCRIPTOR, List.of("codex"), true);
     }
 
     @Override

@@ -14,6 +14,7 @@ import org.agentworkspace.api.provider.AgentProvider;
 import org.agentworkspace.api.provider.LaunchContext;
 import org.agentworkspace.api.provider.InteractiveLaunch;
 import org.agentworkspace.api.provider.LaunchPlan;
+import org.agentworkspace.api.provider.ProviderDescriptor;
 import org.agentworkspace.api.provider.RunSpec;
 
 /**
@@ -24,16 +25,24 @@ import org.agentworkspace.api.provider.RunSpec;
  */
 public abstract class ProviderBase implements AgentProvider {
 
+    private final ProviderDescriptor descriptor;
     private final String id;
     private final String displayName;
     private final List<String> binaryNames;
     private final boolean supportsResume;
 
-    protected ProviderBase(String id, String displayName, List<String> binaryNames, boolean supportsResume) {
-        this.id = id;
-        this.displayName = displayName;
+    /** The id and display name are the descriptor's. */
+    protected ProviderBase(ProviderDescriptor descriptor, List<String> binaryNames, boolean supportsResume) {
+        this.descriptor = Objects.requireNonNull(descriptor, "descriptor");
+        this.id = descriptor.id();
+        this.displayName = descriptor.displayName();
         this.binaryNames = List.copyOf(binaryNames);
         this.supportsResume = supportsResume;
+    }
+
+    @Override
+    public final ProviderDescriptor descriptor() {
+        return descriptor;
     }
 
     @Override

@@ -13,6 +13,19 @@ import com.fasterxml.jackson.databind.json.JsonMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import org.agentworkspace.api.provider.LaunchContext;
 import org.agentworkspace.api.provider.ProviderId;
+import org.agentworkspace.api.provider.ProviderDescriptor;
+import org.agentworkspace.api.provider.ProviderDescriptor.ConfigFile;
+import org.agentworkspace.api.provider.ProviderDescriptor.Credentials;
+import org.agentworkspace.api.provider.ProviderDescriptor.FileFormat;
+import org.agentworkspace.api.provider.ProviderDescriptor.HistoryFormat;
+import org.agentworkspace.api.provider.ProviderDescriptor.Install;
+import org.agentworkspace.api.provider.ProviderDescriptor.Location;
+import org.agentworkspace.api.provider.ProviderDescriptor.LoginCheck;
+import org.agentworkspace.api.provider.ProviderDescriptor.Mcp;
+import org.agentworkspace.api.provider.ProviderDescriptor.McpShape;
+import org.agentworkspace.api.provider.ProviderDescriptor.Model;
+import org.agentworkspace.api.provider.ProviderDescriptor.ModelApi;
+import org.agentworkspace.api.provider.ProviderDescriptor.Models;
 import org.agentworkspace.api.provider.RunSpec;
 import org.agentworkspace.api.provider.StreamParser;
 import org.agentworkspace.providers.common.ProviderBase;
@@ -43,8 +56,33 @@ public final class GeminiProvider extends ProviderBase {
             }
             """;
 
+    /**
+     * Install, key, config files, MCP, models, history and login of the Gemini CLI (docs/providers.md, gemini). Its
+     * user files lie in its own home, {@code GEMINI_CLI_HOME=<dataDir>/providers/gemini}.
+     */
+    static final ProviderDescriptor DESCRIPTOR = new ProviderDescriptor(ProviderId.GEMINI.wireId(), "Gemini CLI",
+            Install.npm("gemini", "@google/gemini-cli", "0.61.0"),
+            new Credentials("GEMINI_API_KEY", true),
+            List.of(ConfigFile.of("settings", "Gemini CLI settings (settings.json in the service's gemini home)",
+                            Location.providerDir(".gemini/settings.json"), FileFormat.JSON_WITH_COMMENTS),
+                    ConfigFile.of("instructions", "Global context (GEMINI.md)",
+                            Location.providerDir(".gemini/GEMINI.md"), FileFormat.TEXT),
+                    ConfigFile.of("env", "Environment file (.env)",
+                            Location.providerDir(".gemini/.env"), FileFormat.ENV)),
+            Mcp.of(McpShape.PLAIN, Location.providerDir(".gemini/settings.json"),
+                    Location.project(".gemini/settings.json"), "mcpServers", FileFormat.JSON_WITH_COMMENTS),
+            Models.of(ModelApi.GEMINI, "https://generativelanguage.googleapis.com",
+                    new Model("auto", "Auto (router)", null),
+                    new Model("gemini-3.1-pro-preview", "Gemini 3.1 Pro (preview)", 1_048_576),
+                    new Model("gemini-2.5-pro", "Gemini 2.5 Pro", 1_048_576),
+                    new Model("gemini-2.5-flash", "Gemini 2.5 Flash", 1_048_576),
+                    new Model("gemini-2.5-flash-lite", "Gemini 2.5 Flash-Lite", 1_048_576)),
+            HistoryFormat.GEMINI,
+            List.of(LoginCheck.jsonText(Location.providerDir(".gemini/oauth_creds.json"), "refresh_token"),
+                    LoginCheck.jsonText(Location.providerDir(".gemini/oauth_creds.json"), "access_token")));
+
     public GeminiProvider() {
-        super(ProviderId.GEMINI.wireId(), "Gemini CLI", List.of("gemini"), true);
+        super(DESCRIPTOR, List.of("gemini"), true);
     }
 
     @Override

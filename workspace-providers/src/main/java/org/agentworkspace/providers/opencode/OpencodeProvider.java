@@ -5,6 +5,19 @@ import java.util.List;
 import org.agentworkspace.api.WorkspaceException;
 import org.agentworkspace.api.provider.LaunchContext;
 import org.agentworkspace.api.provider.ProviderId;
+import org.agentworkspace.api.provider.ProviderDescriptor;
+import org.agentworkspace.api.provider.ProviderDescriptor.ConfigFile;
+import org.agentworkspace.api.provider.ProviderDescriptor.Credentials;
+import org.agentworkspace.api.provider.ProviderDescriptor.FileFormat;
+import org.agentworkspace.api.provider.ProviderDescriptor.HistoryFormat;
+import org.agentworkspace.api.provider.ProviderDescriptor.Install;
+import org.agentworkspace.api.provider.ProviderDescriptor.Location;
+import org.agentworkspace.api.provider.ProviderDescriptor.LoginCheck;
+import org.agentworkspace.api.provider.ProviderDescriptor.Mcp;
+import org.agentworkspace.api.provider.ProviderDescriptor.McpShape;
+import org.agentworkspace.api.provider.ProviderDescriptor.Model;
+import org.agentworkspace.api.provider.ProviderDescriptor.ModelApi;
+import org.agentworkspace.api.provider.ProviderDescriptor.Models;
 import org.agentworkspace.api.provider.RunSpec;
 import org.agentworkspace.api.provider.StreamParser;
 import org.agentworkspace.providers.common.Json;
@@ -24,8 +37,30 @@ public final class OpencodeProvider extends ProviderBase {
     static final String CUSTOM_VENDOR = "aw";
     static final String DEFAULT_VENDOR = "anthropic";
 
+    /**
+     * Install, key, config files, MCP, models, history and login of opencode (docs/providers.md, opencode). A key
+     * alone lists Anthropic's models, named {@code anthropic/<model>}; a base URL is an OpenAI-compatible vendor
+     * whose models a run names bare.
+     */
+    static final ProviderDescriptor DESCRIPTOR = new ProviderDescriptor(ProviderId.OPENCODE.wireId(), "opencode",
+            Install.npm("opencode", "opencode-ai", "1.18.33"),
+            new Credentials("AW_OPENCODE_API_KEY", true),
+            List.of(ConfigFile.of("config", "opencode global config (opencode.json)",
+                            Location.xdgConfig("opencode/opencode.json"), FileFormat.JSON_WITH_COMMENTS),
+                    ConfigFile.of("instructions", "Global rules (AGENTS.md)",
+                            Location.xdgConfig("opencode/AGENTS.md"), FileFormat.TEXT)),
+            Mcp.of(McpShape.OPENCODE, Location.xdgConfig("opencode/opencode.json"), Location.project("opencode.json"),
+                    "mcp", FileFormat.JSON_WITH_COMMENTS),
+            new Models(ModelApi.ANTHROPIC, "https://api.anthropic.com", "anthropic/", ModelApi.OPENAI, List.of(
+                    new Model("opencode/big-pickle", "OpenCode Zen: Big Pickle", null),
+                    new Model("anthropic/claude-sonnet-4-5", "Anthropic: Claude Sonnet 4.5", 200_000),
+                    new Model("openai/gpt-5.4", "OpenAI: GPT-5.4", 400_000),
+                    new Model("google/gemini-2.5-pro", "Google: Gemini 2.5 Pro", 1_048_576))),
+            HistoryFormat.OPENCODE,
+            List.of(LoginCheck.nonEmptyJsonObject(Location.xdgData("opencode/auth.json"))));
+
     public OpencodeProvider() {
-        super(ProviderId.OPENCODE.wireId(), "opencode", List.of("opencode"), true);
+        super(DESCRIPTOR, List.of("opencode"), true);
     }
 
     @Override

@@ -3,6 +3,19 @@ package org.agentworkspace.providers.qwen;
 import java.util.List;
 import org.agentworkspace.api.provider.LaunchContext;
 import org.agentworkspace.api.provider.ProviderId;
+import org.agentworkspace.api.provider.ProviderDescriptor;
+import org.agentworkspace.api.provider.ProviderDescriptor.ConfigFile;
+import org.agentworkspace.api.provider.ProviderDescriptor.Credentials;
+import org.agentworkspace.api.provider.ProviderDescriptor.FileFormat;
+import org.agentworkspace.api.provider.ProviderDescriptor.HistoryFormat;
+import org.agentworkspace.api.provider.ProviderDescriptor.Install;
+import org.agentworkspace.api.provider.ProviderDescriptor.Location;
+import org.agentworkspace.api.provider.ProviderDescriptor.LoginCheck;
+import org.agentworkspace.api.provider.ProviderDescriptor.Mcp;
+import org.agentworkspace.api.provider.ProviderDescriptor.McpShape;
+import org.agentworkspace.api.provider.ProviderDescriptor.Model;
+import org.agentworkspace.api.provider.ProviderDescriptor.ModelApi;
+import org.agentworkspace.api.provider.ProviderDescriptor.Models;
 import org.agentworkspace.api.provider.RunSpec;
 import org.agentworkspace.api.provider.StreamParser;
 import org.agentworkspace.providers.common.ClaudeShapedParser;
@@ -26,8 +39,34 @@ public final class QwenProvider extends ProviderBase {
             }
             """;
 
+    /** Install, key, config files, MCP, models, history and login of Qwen Code (docs/providers.md, qwen). */
+    static final ProviderDescriptor DESCRIPTOR = new ProviderDescriptor(ProviderId.QWEN.wireId(), "Qwen Code",
+            // npm leaves the vendored ripgrep without its execute bit
+            Install.npm("qwen", "@qwen-code/qwen-code", "0.24.4").withVendoredExecutables("vendor/ripgrep/rg"),
+            new Credentials("OPENAI_API_KEY", true),
+            List.of(ConfigFile.of("settings", "Qwen Code user settings (settings.json)",
+                            Location.home(".qwen/settings.json"), FileFormat.JSON_WITH_COMMENTS),
+                    ConfigFile.of("instructions", "Global context (QWEN.md)",
+                            Location.home(".qwen/QWEN.md"), FileFormat.TEXT),
+                    ConfigFile.of("env", "Environment file (.env)", Location.home(".qwen/.env"), FileFormat.ENV),
+                    new ConfigFile("system-settings", "System settings written by Agent Workspace before every run "
+                            + "(read-only: overrides the user settings)",
+                            Location.providerDir("system-settings.json"), FileFormat.JSON_WITH_COMMENTS, true)),
+            Mcp.of(McpShape.PLAIN, Location.home(".qwen/settings.json"), Location.project(".qwen/settings.json"),
+                    "mcpServers", FileFormat.JSON_WITH_COMMENTS),
+            Models.of(ModelApi.OPENAI, "https://dashscope-intl.aliyuncs.com/compatible-mode/v1",
+                    new Model("qwen3-coder-plus", "Qwen3 Coder Plus", 1_000_000),
+                    new Model("qwen3-coder-flash", "Qwen3 Coder Flash", 1_000_000),
+                    new Model("qwen3-max", "Qwen3 Max", 262_144),
+                    new Model("qwen3.5-plus", "Qwen3.5 Plus", 1_000_000)),
+            HistoryFormat.QWEN,
+            List.of(LoginCheck.jsonText(Location.home(".qwen/oauth_creds.json"), "refresh_token"),
+                    LoginCheck.jsonText(Location.home(".qwen/oauth_creds.json"), "access_token"),
+                    LoginCheck.jsonText(Location.home(".qwen/settings.json"), "security", "auth", "apiKey"),
+                    LoginCheck.envFileVariable(Location.home(".qwen/.env"), "OPENAI_API_KEY")));
+
     public QwenProvider() {
-        super(ProviderId.QWEN.wireId(), "Qwen Code", List.of("qwen"), true);
+        super(DESCRIPTOR, List.of("qwen"), true);
     }
 
     @Override

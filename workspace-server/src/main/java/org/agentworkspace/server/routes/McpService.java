@@ -12,7 +12,6 @@ import org.agentworkspace.core.providers.McpScope;
 import org.agentworkspace.core.providers.McpServer;
 import org.agentworkspace.core.providers.McpServerSpec;
 import org.agentworkspace.core.providers.McpServers;
-import org.agentworkspace.core.providers.ProviderFacts;
 import org.agentworkspace.server.http.Access;
 import org.agentworkspace.server.http.ApiService;
 import org.agentworkspace.server.http.Call;
@@ -41,8 +40,8 @@ public final class McpService extends ApiService {
                 .post("/api/providers/mcp/servers/global", Access.session().admin(), this::addEverywhere);
     }
 
-    private static String provider(Call call) {
-        return ProviderFacts.of(call.pathParam("provider")).id();
+    private String provider(Call call) {
+        return mcp.provider(call.pathParam("provider"));
     }
 
     private static McpScope scope(String value) {

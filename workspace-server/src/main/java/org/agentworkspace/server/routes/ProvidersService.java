@@ -20,7 +20,6 @@ import org.agentworkspace.core.providers.InstallJobs;
 import org.agentworkspace.core.providers.ModelEntry;
 import org.agentworkspace.core.providers.OAuthCallbacks;
 import org.agentworkspace.core.providers.ProviderCredentialStore;
-import org.agentworkspace.core.providers.ProviderFacts;
 import org.agentworkspace.core.providers.ProviderManagement;
 import org.agentworkspace.core.providers.ProviderStatus;
 import org.agentworkspace.server.http.Access;
@@ -70,8 +69,8 @@ public final class ProvidersService extends ApiService {
                         this::writeConfig);
     }
 
-    private static String provider(Call call) {
-        return ProviderFacts.of(call.pathParam("provider")).id();
+    private String provider(Call call) {
+        return pm.catalog().require(call.pathParam("provider")).id();
     }
 
     private void inventory(Call call) {

@@ -60,15 +60,31 @@ public final class FakeClis {
 
     /** Installs the fakes of the given providers into {@code dir} and returns {@code dir}. */
     public static Path install(Path dir, List<String> providers) {
+        for (String provider : providers) {
+            String binary = BINARIES.get(provider);
+            if (binary == null) {
+                throw new IllegalArgumentException("unknown provider " + provider);
+            }
+            installAs(dir, provider, binary);
+        }
+        return dir;
+    }
+
+    /**
+     * Installs the fake of {@code provider} under another binary name, as the CLI of a provider the testkit does not
+     * know (an adapter written in a test): it replays {@code provider}'s streams and answers its arguments.
+     * Returns the binary.
+     */
+    public static Path installAs(Path dir, String provider, String binary) {
+        if (!BINARIES.containsKey(provider) || !binary.matches("[a-z][a-z0-9-]*")) {
+            throw new IllegalArgumentException("unknown provider " + provider + " or bad binary name " + binary);
+        }
         String template = resource(RES + "fake-cli.sh");
         try {
             Files.createDirectories(dir);
-            for (String provider : providers) {
-                String binary = BINARIES.get(provider);
-                if (binary == null) {
-                    throw new IllegalArgumentException("unknown provider " + provider);
-                }
-                Path data = dir.toAbsolutePath().resolve(".aw-fake-cli").resolve(provider);
+            {
+                Path data = dir.toAbsolutePath().resolve(".aw-fake-cli").resolve(binary.equals(BINARIES.get(provider))
+                        ? provider : binary);
                 if (data.toString().contains("'")) {
                     throw new IllegalArgumentException("install dir must not contain a single quote: " + dir);
                 }
@@ -101,8 +117,8 @@ public final class FakeClis {
                 Files.writeString(script, template.replace("@PROVIDER@", provider).replace("@DATA@", data.toString()),
                         StandardCharsets.UTF_8);
                 Files.setPosixFilePermissions(script, PosixFilePermissions.fromString("rwxr-xr-x"));
+                return script;
             }
-            return dir;
         } catch (IOException e) {
             throw new UncheckedIOException("cannot install the fake CLIs into " + dir, e);
         }

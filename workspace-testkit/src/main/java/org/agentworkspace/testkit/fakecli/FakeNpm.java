@@ -19,7 +19,8 @@ import java.nio.file.attribute.PosixFilePermissions;
  * {@code _engines} (engines.node of every package), {@code _lines} (log lines per install, default 5),
  * {@code _delay_ms} (before each line), {@code _grandchildren} (background {@code sleep 600}s an install starts;
  * pids appended to {@code _pids}), {@code _exit} (install exit code), {@code _log} (every invocation's argv is
- * appended there), {@code _node_version} (what the fake node prints). The scripts call programs by absolute path
+ * appended there), {@code _node_version} (what the fake node prints), {@code _bin} (the binary a package the fake
+ * does not know installs, for a provider written in a test). The scripts call programs by absolute path
  * ({@code /bin/sleep}, {@code /bin/mkdir}, {@code /bin/chmod}), so PATH may hold nothing but the fakes.
  */
 public final class FakeNpm {

