@@ -1,14 +1,43 @@
-// Settings pages, loaded lazily. Notifications: the preferences and this browser's Web Push subscription.
-// (The other settings pages come with issue 22.)
+// Settings pages, loaded lazily: this file is the shell (tabs) and the notification preferences; every other page
+// is a chunk of its own under settings/.
+import { lazy, Suspense } from 'preact/compat';
 import { useEffect, useState } from 'preact/hooks';
-import { api } from './api';
+import { api, isAdmin, type AuthStatus } from './api';
+import { navigate } from './router';
 
-export default function SettingsPage({ page }: { page: string }) {
+const pages: { id: string; label: string; admin?: boolean; view: any }[] = [
+  { id: 'providers', label: 'Providers', view: lazy(() => import('./settings/providers')) },
+  { id: 'api-keys', label: 'API keys', view: lazy(() => import('./settings/apikeys')) },
+  { id: 'tasks', label: 'Tasks', view: lazy(() => import('./settings/tasks')) },
+  { id: 'runs', label: 'Runs', view: lazy(() => import('./settings/runs')) },
+  { id: 'notifications', label: 'Notifications', view: Notifications },
+  { id: 'users', label: 'Users', admin: true, view: lazy(() => import('./settings/users')) },
+  { id: 'network', label: 'Network', admin: true, view: lazy(() => import('./settings/network')) },
+  { id: 'admin', label: 'Agent loop', admin: true, view: lazy(() => import('./settings/admin')) },
+  { id: 'system', label: 'System', admin: true, view: lazy(() => import('./settings/system')) },
+];
+
+export default function SettingsPage({ page, sub }: { page: string; sub?: string }) {
+  const [admin, setAdmin] = useState(false);
+  useEffect(() => {
+    api<AuthStatus>('/api/auth/status').then((s) => setAdmin(isAdmin(s.user))).catch(() => {});
+  }, []);
+  const current = pages.find((p) => p.id === page);
+  const View = current?.view;
   return (
     <section class="pad settings">
       <h1>Settings</h1>
-      <nav class="tabs" aria-label="Settings pages"><span class="tab on" aria-current="page">Notifications</span></nav>
-      {page === 'notifications' ? <Notifications /> : <p>Unknown settings page.</p>}
+      <nav class="tabs" aria-label="Settings pages">
+        {pages.filter((p) => !p.admin || admin || p.id === page).map((p) => (
+          <a key={p.id} class={`tab${p.id === page ? ' on' : ''}`} href={`/settings/${p.id}`} aria-current={p.id === page ? 'page' : undefined}
+            onClick={(e) => { e.preventDefault(); navigate(`/settings/${p.id}`); }}>{p.label}</a>
+        ))}
+      </nav>
+      {View ? (
+        <Suspense fallback={<p>Loading…</p>}>
+          <View sub={sub} admin={admin} />
+        </Suspense>
+      ) : <p>Unknown settings page.</p>}
     </section>
   );
 }
