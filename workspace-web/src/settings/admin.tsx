@@ -28,7 +28,7 @@ export default function AdminPage({ admin }: { admin: boolean }) {
 
 export function DiffView({ text }: { text: string }) {
   return (
-    <pre class="diff" aria-label="Diff">
+    <pre class="diff" tabIndex={0} aria-label="Diff">
       {text.split('\n').map((l, i) => <span key={i} class={l.startsWith('+') && !l.startsWith('+++') ? 'add' : l.startsWith('-') && !l.startsWith('---') ? 'del' : 'ctx'}>{l || ' '}</span>)}
     </pre>
   );
@@ -141,7 +141,7 @@ function Plans() {
         ))}
         {plans.data?.plans.length === 0 && <li class="muted">No plans.</li>}
       </ul>
-      {open && <pre class="log">{open.plan ?? open.text ?? JSON.stringify(open, null, 2)}</pre>}
+      {open && <pre class="log" tabIndex={0}>{open.plan ?? open.text ?? JSON.stringify(open, null, 2)}</pre>}
     </section>
   );
 }

@@ -52,20 +52,30 @@ export interface SseHandlers {
 }
 
 /**
- * Follows an SSE route with the session cookie (same-origin EventSource). `onEnd` is called once when a `done` or
- * `error` event arrived (the stream then ends) or the stream could not be reopened. Returns a closer.
+ * Follows an SSE route with the session cookie (same-origin EventSource). `onEnd(finished, events)` is called once:
+ * `finished` when a `done` or `error` event arrived (the stream then ends), otherwise the stream closed and could not
+ * be reopened (`events` says how many arrived before). Not called for `close()` or when the page goes away.
+ * Returns a closer.
  */
-export function followSse(url: string, handlers: SseHandlers, onEnd: () => void): () => void {
+export function followSse(url: string, handlers: SseHandlers, onEnd: (finished: boolean, events: number) => void): () => void {
   const es = new EventSource(url, { withCredentials: true });
   let ended = false;
-  const end = () => {
+  let count = 0;
+  const leaving = () => { ended = true; };
+  window.addEventListener('pagehide', leaving);
+  window.addEventListener('beforeunload', leaving);
+  const end = (finished: boolean) => {
     if (ended) return;
     ended = true;
+    window.removeEventListener('pagehide', leaving);
+    window.removeEventListener('beforeunload', leaving);
     es.close();
-    onEnd();
+    onEnd(finished, count);
   };
   for (const name of Object.keys(handlers)) {
     es.addEventListener(name, (ev) => {
+      // EventSource reports its own connection failures as plain `error` events too: only frames carry data
+      if (!(ev instanceof MessageEvent)) return;
       const me = ev as MessageEvent;
       let data: any = null;
       try {
@@ -73,16 +83,19 @@ export function followSse(url: string, handlers: SseHandlers, onEnd: () => void)
       } catch {
         data = me.data;
       }
+      count++;
       handlers[name](data, me.lastEventId);
-      if (name === 'done' || name === 'error') end();
+      if (name === 'done' || name === 'error') end(true);
     });
   }
   es.onerror = () => {
     // the browser reconnects by itself (with Last-Event-ID); a closed stream is final
-    if (es.readyState === EventSource.CLOSED) end();
+    if (es.readyState === EventSource.CLOSED) end(false);
   };
   return () => {
     ended = true;
+    window.removeEventListener('pagehide', leaving);
+    window.removeEventListener('beforeunload', leaving);
     es.close();
   };
 }

@@ -70,7 +70,7 @@ function ProviderDetail({ id, admin }: { id: string; admin: boolean }) {
       <h2>{NAMES[id] ?? id}</h2>
       <ErrorText message={status.error} />
       {info && (
-        <div class="panel stack" aria-label="Status">
+        <div class="panel stack" role="region" aria-label="Status">
           <StatusBadges info={info} />
           <dl class="small">
             <dt>Binary</dt><dd><code>{info.binaryPath ?? '—'}</code></dd>
@@ -99,20 +99,29 @@ function Install({ id, installed, onFinished }: { id: string; installed: boolean
   const closer = useRef<(() => void) | null>(null);
   const logRef = useRef<HTMLPreElement>(null);
 
-  function follow(jobId: string) {
+  function follow(jobId: string, attempt = 0) {
     closer.current?.();
     // the job id is no secret: kept for this tab so a reload resumes following the job
     sessionStorage.setItem(jobKey(id), jobId);
-    setLines([]);
+    if (attempt === 0) setLines([]);
     setFollowing(true);
+    let got = 0;
     closer.current = followSse(`/api/providers/${id}/install/${enc(jobId)}/stream`, {
-      log: (d) => setLines((l) => [...l.slice(-1999), d?.text ?? String(d)]),
-      status: (d) => setJob(d),
+      log: (d) => { got++; setLines((l) => [...l.slice(-1999), d?.text ?? String(d)]); },
+      status: (d) => { got++; setJob(d); },
       done: (d) => setJob(d),
       error: (d) => setJob((j) => ({ ...(j ?? { jobId, provider: id }), status: 'failed', error: d?.error ?? d })),
-    }, () => {
+    }, (finished, events) => {
+      if (!finished && attempt < 5) {
+        // refused or dropped before the end (the previous page's stream may still count against the limit right
+        // after a reload): follow again; the replay starts from the first line
+        setTimeout(() => { setLines([]); follow(jobId, attempt + 1); }, 1000 * (attempt + 1));
+        return;
+      }
       setFollowing(false);
-      sessionStorage.removeItem(jobKey(id));
+      // a finished job, or one the server no longer gives (nothing came): nothing to resume
+      if (finished || events === 0) sessionStorage.removeItem(jobKey(id));
+      if (!finished && got === 0) setJob(null);
       onFinished();
     });
   }
@@ -153,7 +162,7 @@ function Install({ id, installed, onFinished }: { id: string; installed: boolean
 
   const active = following || job?.status === 'pending' || job?.status === 'running';
   return (
-    <div class="panel stack" aria-label="Install">
+    <div class="panel stack" role="region" aria-label="Install">
       <h3>{installed ? 'Update' : 'Install'}</h3>
       <p class="muted small">Installs the CLI from npm into the service's own folder (no global install). Leave the version empty for the tested one, or give a version or <code>latest</code>.</p>
       <div class="row">
@@ -169,7 +178,7 @@ function Install({ id, installed, onFinished }: { id: string; installed: boolean
         </p>
       )}
       {active && <progress aria-label="Install progress" />}
-      {lines.length > 0 && <pre class="log" ref={logRef} aria-label="Install log">{lines.join('\n')}</pre>}
+      {lines.length > 0 && <pre class="log" tabIndex={0} ref={logRef} aria-label="Install log">{lines.join('\n')}</pre>}
       <ErrorText message={act.error} />
     </div>
   );
@@ -209,7 +218,7 @@ function Credential({ id, admin, entry, onChanged }: { id: string; admin: boolea
             {entry.own?.hasCredential && <button type="button" class="link" onClick={() => clear(false)}>Clear</button>}</li>
           <li>Service-wide key: {entry.service?.hasCredential ? <code>{entry.service.masked}</code> : 'none'}{entry.service?.baseUrl ? <> at <code>{entry.service.baseUrl}</code></> : ''}
             {admin && entry.service?.hasCredential && <button type="button" class="link" onClick={() => clear(true)}>Clear</button>}</li>
-          <li>Your runs use: <strong>{sourceText(entry.effectiveSource === 'none' ? 'cli-login' : entry.effectiveSource)}</strong></li>
+          <li>Your runs use: <strong>{entry.effectiveSource === 'none' ? "the CLI's own login, if it has one" : sourceText(entry.effectiveSource)}</strong></li>
         </ul>
       )}
       <p class="muted small">The key is stored sealed and handed only to this provider's CLI; it is never shown again, only its last characters.</p>
@@ -255,7 +264,7 @@ function Models({ id }: { id: string }) {
   const models = useResource<Model[]>(`/api/providers/${id}/models`);
   const act = useAction();
   return (
-    <div class="panel stack" aria-label="Models">
+    <div class="panel stack" role="region" aria-label="Models">
       <div class="row"><h3>Models</h3><span class="spacer" />
         <button onClick={() => act.run(async () => { await api(`/api/providers/${id}/models/cache`, { method: 'DELETE' }); models.reload(); })} disabled={act.busy}>Refresh</button></div>
       <ErrorText message={models.error || act.error} />
@@ -308,7 +317,7 @@ function ConfigEditor({ id, file, onSaved }: { id: string; file: ConfigFile; onS
       <label>{file.label} <span class="muted small">({file.format ?? 'text'})</span>
         <textarea class="editor" value={value} readOnly={file.readOnly} spellcheck={false} onInput={(e) => { setText(e.currentTarget.value); setLine(null); }} /></label>
       {line !== null && line >= 1 && line <= lines.length && (
-        <div class="code-lines" aria-label="Where the error is">
+        <div class="code-lines" tabIndex={0} aria-label="Where the error is">
           {lines.slice(Math.max(0, line - 3), line + 2).map((l, i) => {
             const n = Math.max(1, line - 2) + i;
             return <div key={n} class={n === line ? 'line-error' : ''}>{String(n).padStart(4)}  {l}</div>;

@@ -148,14 +148,14 @@ function RunView({ id }: { id: string }) {
         </div>
       )}
       <h3>Events</h3>
-      <div class="log run-events" ref={box} aria-label="Run events" aria-live="off">
+      <div class="log run-events" tabIndex={0} ref={box} aria-label="Run events" aria-live="off">
         {events.map((e) => <div key={e.seq} class={`ev ev-${e.kind}`}>{eventText(e)}</div>)}
         {events.length === 0 && <span class="muted">{streamState === 'ended' ? 'No events.' : 'Waiting for events…'}</span>}
       </div>
       {r?.resultText && <><h3>Result</h3><pre class="panel">{r.resultText}</pre></>}
       {r && r.logs.length > 0 && (
         <details><summary>Log ({r.logs.length} lines)</summary>
-          <pre class="log">{r.logs.map((l) => `${l.stream === 'stderr' ? '! ' : ''}${l.text}`).join('\n')}</pre></details>
+          <pre class="log" tabIndex={0}>{r.logs.map((l) => `${l.stream === 'stderr' ? '! ' : ''}${l.text}`).join('\n')}</pre></details>
       )}
     </div>
   );

@@ -84,7 +84,7 @@ export default function SystemPage({ admin }: { admin: boolean }) {
         <button disabled={act.busy} onClick={restart}>Restart</button>
       </div>
       {phase && <p class="muted">{phase}</p>}
-      {lines.length > 0 && <pre class="log" ref={logRef} aria-label="Update log">{lines.join('\n')}</pre>}
+      {lines.length > 0 && <pre class="log" tabIndex={0} ref={logRef} aria-label="Update log">{lines.join('\n')}</pre>}
       {note && <p role="status">{note}</p>}
       <ErrorText message={act.error} />
     </div>

@@ -105,7 +105,7 @@ function TaskView({ id }: { id: string }) {
             {t.recentRuns.length === 0 && <li class="muted">No runs yet.</li>}
           </ul>
           <h3>Recent log</h3>
-          <pre class="log" aria-label="Task log">{t.recentLogs.map((l) => `${new Date(l.at).toLocaleTimeString()} ${l.stream === 'stderr' ? '! ' : ''}${l.text}`).join('\n') || '—'}</pre>
+          <pre class="log" tabIndex={0} aria-label="Task log">{t.recentLogs.map((l) => `${new Date(l.at).toLocaleTimeString()} ${l.stream === 'stderr' ? '! ' : ''}${l.text}`).join('\n') || '—'}</pre>
         </>
       )}
     </div>
