@@ -138,7 +138,7 @@ try {
   log('API keys: created with two scopes, copied once, used by an HTTP client, toggled off');
   await page.getByRole('button', { name: 'Settings' }).click();
   await settingsTab(page, 'API keys');
-  await page.getByLabel('Name').fill('e2e script');
+  await page.getByLabel('Name', { exact: true }).fill('e2e script');
   for (const s of ['projects:write', 'tasks:write', 'providers:read']) await page.getByRole('checkbox', { name: new RegExp('^' + s) }).uncheck();
   await page.getByText('Start agent runs; create, change').waitFor(); // each scope is explained
   await page.getByRole('button', { name: 'Create key' }).click();
@@ -165,8 +165,8 @@ try {
   await settingsTab(page, 'Tasks');
   await page.getByRole('button', { name: 'New task' }).click();
   await page.getByLabel('Prompt').fill('Summarise the changes of the day');
-  await page.getByLabel('Provider').selectOption('gemini');
-  await page.getByLabel('Project').selectOption(projectName);
+  await page.getByRole('combobox', { name: /^Provider/ }).selectOption('gemini');
+  await page.getByRole('combobox', { name: /^Project/ }).selectOption(projectName);
   await page.getByLabel('Cron expression').fill('30 8 * * 1-5');
   await page.getByLabel('Time zone').fill('Asia/Tokyo');
   const next = page.getByRole('list', { name: 'Next runs' }).locator('li');
@@ -195,8 +195,8 @@ try {
   await page.getByRole('button', { name: 'New task' }).click();
   await page.getByLabel('Name (optional)').fill('Soon');
   await page.getByLabel('Prompt').fill('Say hello');
-  await page.getByLabel('Provider').selectOption('gemini');
-  await page.getByLabel('Project').selectOption(projectName);
+  await page.getByRole('combobox', { name: /^Provider/ }).selectOption('gemini');
+  await page.getByRole('combobox', { name: /^Project/ }).selectOption(projectName);
   await page.getByRole('radio', { name: 'Once' }).check();
   const soon = new Date(Date.now() + 6000).toISOString().slice(0, 19); // the context's zone is UTC
   await page.getByLabel(/^At \(your time/).fill(soon);
@@ -216,9 +216,9 @@ try {
   log('runs: the list shows the run, filters, and the task its history');
   await settingsTab(page, 'Runs');
   await page.getByRole('row', { name: /gemini/ }).getByText('completed').waitFor();
-  await page.getByLabel('Status').selectOption('failed');
+  await page.getByRole('combobox', { name: /^Status/ }).selectOption('failed');
   await page.getByText('No runs.').waitFor();
-  await page.getByLabel('Status').selectOption('');
+  await page.getByRole('combobox', { name: /^Status/ }).selectOption('');
   await page.getByRole('row', { name: /gemini/ }).first().waitFor();
   await shot(page, 'desktop-09-runs');
   await axe(page, 'runs list');

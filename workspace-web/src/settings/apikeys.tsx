@@ -81,7 +81,11 @@ export default function ApiKeysPage({ admin }: { admin: boolean }) {
                 <td>{when(k.created_at)}</td>
                 <td>{k.last_used ? when(k.last_used) : 'never'}</td>
                 <td><label><input type="checkbox" checked={k.is_active} aria-label={`${k.key_name} active`}
-                  onChange={(e) => act.run(async () => { await api(`/api/settings/api-keys/${k.id}/toggle`, { method: 'PATCH', body: { is_active: e.currentTarget.checked } }); keys.reload(); })} /></label></td>
+                  onChange={(e) => {
+                    const on = e.currentTarget.checked;
+                    keys.setData((keys.data ?? []).map((x) => (x.id === k.id ? { ...x, is_active: on } : x)));
+                    act.run(async () => { await api(`/api/settings/api-keys/${k.id}/toggle`, { method: 'PATCH', body: { is_active: on } }); }).finally(keys.reload);
+                  }} /></label></td>
                 <td><button class="danger" aria-label={`Delete ${k.key_name}`} onClick={() => {
                   if (confirm(`Delete the key “${k.key_name}”? Programs using it stop working at once.`)) act.run(async () => { await api(`/api/settings/api-keys/${k.id}`, { method: 'DELETE' }); keys.reload(); });
                 }}>Delete</button></td>
