@@ -110,6 +110,8 @@ function RunView({ id }: { id: string }) {
           // consecutive text deltas are joined into one line
           const last = l[l.length - 1];
           if (e.kind === 'text-delta' && last?.kind === 'text-delta') return [...l.slice(0, -1), { ...last, data: { text: (last.data?.text ?? '') + (e.data?.text ?? '') } }];
+          // the final text after its deltas repeats them: it replaces the joined line
+          if (e.kind === 'text' && last?.kind === 'text-delta' && (last.data?.text ?? '') === (e.data?.text ?? '')) return [...l.slice(0, -1), e];
           return [...l.slice(-4999), e];
         });
       },
