@@ -223,6 +223,12 @@ try {
   await shot(page, 'desktop-09-runs');
   await axe(page, 'runs list');
 
+  log('notifications: preferences and the in-app list');
+  await settingsTab(page, 'Notifications');
+  await page.getByRole('region', { name: 'Recent notifications' }).waitFor();
+  await page.getByRole('heading', { name: 'What to notify' }).waitFor();
+  await axe(page, 'notifications');
+
   log('users, network, agent loop and system pages open for an administrator');
   await settingsTab(page, 'Users');
   await page.getByLabel('Username').fill('second');

@@ -116,7 +116,36 @@ function Notifications() {
           <Toggles value={p} path={[]} onToggle={toggle} />
         </>
       )}
+      <Inbox />
     </div>
+  );
+}
+
+interface Note { id: string; kind: string; title: string; body: string; projectName: string | null; sessionId: string | null; runId: string | null; createdAt: string; read: boolean }
+
+/** The in-app notifications (kept while the in-app channel is on), newest first, with "mark all read". */
+function Inbox() {
+  const [list, setList] = useState<{ notifications: Note[]; unread: number } | null>(null);
+  const [error, setError] = useState('');
+  const load = () => api<{ notifications: Note[]; unread: number }>('/api/notifications?limit=50').then(setList, (e) => setError(e.message));
+  useEffect(() => { load(); }, []);
+  return (
+    <section class="stack" aria-label="Recent notifications">
+      <div class="row"><h2>Recent notifications {list ? `(${list.unread} unread)` : ''}</h2><span class="spacer" />
+        {!!list?.unread && <button onClick={() => api('/api/notifications/read-all', { method: 'POST', body: {} }).then(load, (e) => setError(e.message))}>Mark all read</button>}</div>
+      {error && <p class="error" role="alert">{error}</p>}
+      <ul>
+        {(list?.notifications ?? []).map((n) => (
+          <li key={n.id} class={n.read ? 'muted' : ''}>
+            <strong>{n.title}</strong> <span class="small">{new Date(n.createdAt).toLocaleString()}</span>
+            <div class="small">{n.body}</div>
+            {n.projectName && n.sessionId && <a href={`/projects/${encodeURIComponent(n.projectName)}/sessions/${encodeURIComponent(n.sessionId)}`} onClick={(e) => { e.preventDefault(); navigate(`/projects/${encodeURIComponent(n.projectName!)}/sessions/${encodeURIComponent(n.sessionId!)}`); }}>Open the conversation</a>}
+            {!n.sessionId && n.runId && <a href={`/settings/runs/${encodeURIComponent(n.runId)}`} onClick={(e) => { e.preventDefault(); navigate(`/settings/runs/${encodeURIComponent(n.runId!)}`); }}>Open the run</a>}
+          </li>
+        ))}
+        {list?.notifications.length === 0 && <li class="muted">None.</li>}
+      </ul>
+    </section>
   );
 }
 
