@@ -12,6 +12,7 @@ import { projects } from './store';
 // Panels that are not part of the daily loop are loaded on demand: each is a chunk of its own.
 const SearchPalette = lazy(() => import('./palette'));
 const SettingsPage = lazy(() => import('./settings'));
+const FirstRunGuide = lazy(() => import('./settings/firstrun'));
 
 type Phase = { kind: 'loading' } | { kind: 'setup' } | { kind: 'login'; notice?: string } | { kind: 'ready'; user: User } | { kind: 'offline' };
 
@@ -103,7 +104,7 @@ function Shell({ user, onLogout }: { user: User; onLogout: () => void }) {
         <a class="brand" href="/" onClick={(e) => { e.preventDefault(); navigate('/'); }}>Agent Workspace</a>
         <span class="spacer" />
         <button class="icon" aria-label="Search conversations" title="Search (Ctrl+K)" onClick={() => setPalette(true)}>⌕</button>
-        <button class="icon" aria-label="Settings" title="Settings" onClick={() => navigate('/settings/notifications')}>⚙</button>
+        <button class="icon" aria-label="Settings" title="Settings" onClick={() => navigate('/settings/providers')}>⚙</button>
         <span class="user" title={user.username}>{user.username}</span>
         <button class="link" onClick={onLogout}>Sign out</button>
       </header>
@@ -134,7 +135,7 @@ function RouteView({ route, onOpenProjects }: { route: Route; onOpenProjects: ()
     case 'settings':
       return (
         <Suspense fallback={<p class="pad">Loading…</p>}>
-          <SettingsPage page={route.page} />
+          <SettingsPage page={route.page} sub={route.sub} />
         </Suspense>
       );
     default:
@@ -154,6 +155,7 @@ function Home({ onOpenProjects }: { onOpenProjects: () => void }) {
       <p>Pick a project to continue a conversation, or start a new chat in it. Add a project folder with
         <strong> + Project</strong>. Search every conversation with <kbd>Ctrl</kbd>+<kbd>K</kbd> or ⌕.</p>
       <button class="primary phone-only" onClick={onOpenProjects}>Show projects</button>
+      <Suspense fallback={null}><FirstRunGuide /></Suspense>
     </section>
   );
 }

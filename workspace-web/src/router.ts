@@ -6,7 +6,7 @@ export type Route =
   | { name: 'project'; project: string }
   | { name: 'session'; project: string; sessionId: string; provider?: string; messageId?: string }
   | { name: 'new-chat'; project: string }
-  | { name: 'settings'; page: string }
+  | { name: 'settings'; page: string; sub?: string }
   | { name: 'not-found'; path: string };
 
 export function parseRoute(pathname: string, search = ''): Route {
@@ -30,7 +30,7 @@ export function parseRoute(pathname: string, search = ''): Route {
       };
     }
   }
-  if (parts[0] === 'settings') return { name: 'settings', page: parts[1] ?? 'notifications' };
+  if (parts[0] === 'settings') return { name: 'settings', page: parts[1] ?? 'notifications', sub: parts.length > 2 ? parts.slice(2).join('/') : undefined };
   return { name: 'not-found', path: pathname };
 }
 

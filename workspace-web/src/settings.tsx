@@ -1,14 +1,43 @@
-// Settings pages, loaded lazily. Notifications: the preferences and this browser's Web Push subscription.
-// (The other settings pages come with issue 22.)
+// Settings pages, loaded lazily: this file is the shell (tabs) and the notification preferences; every other page
+// is a chunk of its own under settings/.
+import { lazy, Suspense } from 'preact/compat';
 import { useEffect, useState } from 'preact/hooks';
-import { api } from './api';
+import { api, isAdmin, type AuthStatus } from './api';
+import { navigate } from './router';
 
-export default function SettingsPage({ page }: { page: string }) {
+const pages: { id: string; label: string; admin?: boolean; view: any }[] = [
+  { id: 'providers', label: 'Providers', view: lazy(() => import('./settings/providers')) },
+  { id: 'api-keys', label: 'API keys', view: lazy(() => import('./settings/apikeys')) },
+  { id: 'tasks', label: 'Tasks', view: lazy(() => import('./settings/tasks')) },
+  { id: 'runs', label: 'Runs', view: lazy(() => import('./settings/runs')) },
+  { id: 'notifications', label: 'Notifications', view: Notifications },
+  { id: 'users', label: 'Users', admin: true, view: lazy(() => import('./settings/users')) },
+  { id: 'network', label: 'Network', admin: true, view: lazy(() => import('./settings/network')) },
+  { id: 'admin', label: 'Agent loop', admin: true, view: lazy(() => import('./settings/admin')) },
+  { id: 'system', label: 'System', admin: true, view: lazy(() => import('./settings/system')) },
+];
+
+export default function SettingsPage({ page, sub }: { page: string; sub?: string }) {
+  const [admin, setAdmin] = useState(false);
+  useEffect(() => {
+    api<AuthStatus>('/api/auth/status').then((s) => setAdmin(isAdmin(s.user))).catch(() => {});
+  }, []);
+  const current = pages.find((p) => p.id === page);
+  const View = current?.view;
   return (
     <section class="pad settings">
       <h1>Settings</h1>
-      <nav class="tabs" aria-label="Settings pages"><span class="tab on" aria-current="page">Notifications</span></nav>
-      {page === 'notifications' ? <Notifications /> : <p>Unknown settings page.</p>}
+      <nav class="tabs" aria-label="Settings pages">
+        {pages.filter((p) => !p.admin || admin || p.id === page).map((p) => (
+          <a key={p.id} class={`tab${p.id === page ? ' on' : ''}`} href={`/settings/${p.id}`} aria-current={p.id === page ? 'page' : undefined}
+            onClick={(e) => { e.preventDefault(); navigate(`/settings/${p.id}`); }}>{p.label}</a>
+        ))}
+      </nav>
+      {View ? (
+        <Suspense fallback={<p>Loading…</p>}>
+          <View sub={sub} admin={admin} />
+        </Suspense>
+      ) : <p>Unknown settings page.</p>}
     </section>
   );
 }
@@ -87,7 +116,36 @@ function Notifications() {
           <Toggles value={p} path={[]} onToggle={toggle} />
         </>
       )}
+      <Inbox />
     </div>
+  );
+}
+
+interface Note { id: string; kind: string; title: string; body: string; projectName: string | null; sessionId: string | null; runId: string | null; createdAt: string; read: boolean }
+
+/** The in-app notifications (kept while the in-app channel is on), newest first, with "mark all read". */
+function Inbox() {
+  const [list, setList] = useState<{ notifications: Note[]; unread: number } | null>(null);
+  const [error, setError] = useState('');
+  const load = () => api<{ notifications: Note[]; unread: number }>('/api/notifications?limit=50').then(setList, (e) => setError(e.message));
+  useEffect(() => { load(); }, []);
+  return (
+    <section class="stack" aria-label="Recent notifications">
+      <div class="row"><h2>Recent notifications {list ? `(${list.unread} unread)` : ''}</h2><span class="spacer" />
+        {!!list?.unread && <button onClick={() => api('/api/notifications/read-all', { method: 'POST', body: {} }).then(load, (e) => setError(e.message))}>Mark all read</button>}</div>
+      {error && <p class="error" role="alert">{error}</p>}
+      <ul>
+        {(list?.notifications ?? []).map((n) => (
+          <li key={n.id} class={n.read ? 'muted' : ''}>
+            <strong>{n.title}</strong> <span class="small">{new Date(n.createdAt).toLocaleString()}</span>
+            <div class="small">{n.body}</div>
+            {n.projectName && n.sessionId && <a href={`/projects/${encodeURIComponent(n.projectName)}/sessions/${encodeURIComponent(n.sessionId)}`} onClick={(e) => { e.preventDefault(); navigate(`/projects/${encodeURIComponent(n.projectName!)}/sessions/${encodeURIComponent(n.sessionId!)}`); }}>Open the conversation</a>}
+            {!n.sessionId && n.runId && <a href={`/settings/runs/${encodeURIComponent(n.runId)}`} onClick={(e) => { e.preventDefault(); navigate(`/settings/runs/${encodeURIComponent(n.runId!)}`); }}>Open the run</a>}
+          </li>
+        ))}
+        {list?.notifications.length === 0 && <li class="muted">None.</li>}
+      </ul>
+    </section>
   );
 }
 
