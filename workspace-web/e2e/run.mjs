@@ -157,7 +157,11 @@ try {
 
   log('add the project folder (registers it for chats)');
   await page.getByRole('button', { name: '+ Project' }).click();
-  await page.getByRole('textbox', { name: /^Folder/ }).fill(projectDir);
+  // the picker lists the home folder first; the field is enabled once that listing is in (it never overwrites typing)
+  await page.getByRole('listbox', { name: 'Folders' }).waitFor();
+  const folderField = page.getByRole('textbox', { name: /^Folder/ });
+  await folderField.fill(projectDir);
+  check(await folderField.inputValue() === projectDir, `the folder field holds what was typed: ${await folderField.inputValue()}`);
   await shot(page, 'desktop-05-add-project');
   await page.getByRole('button', { name: 'Add project' }).click();
   await page.getByLabel('Provider').waitFor();
