@@ -28,10 +28,41 @@ export function renderMarkdown(text: string, memo = true): string {
     FORBID_ATTR: ['style'],
   });
   if (memo) {
-    if (cache.size > 2000) cache.clear();
+    if (cache.size >= 3000) {
+      // the oldest entries go (a Map iterates in insertion order); clearing it all would redraw every visible row
+      let n = 0;
+      for (const k of cache.keys()) {
+        cache.delete(k);
+        if (++n >= 300) break;
+      }
+    }
     cache.set(text, html);
   }
   return html;
+}
+
+const warmQueue: string[] = [];
+let warming = false;
+
+/**
+ * Renders texts into the cache ahead of time, in idle time a few milliseconds at a time (the first ones first): an
+ * older page of a conversation is rendered before its rows are scrolled into view, so drawing them costs only the
+ * DOM. A text still waiting when its row is drawn is rendered then, as before.
+ */
+export function warmMarkdown(texts: string[]) {
+  for (const t of texts) if (!cache.has(t)) warmQueue.push(t);
+  if (warming || warmQueue.length === 0) return;
+  warming = true;
+  const step = () => idle((deadline) => {
+    const start = performance.now();
+    while (warmQueue.length && performance.now() - start < Math.min(6, Math.max(1, deadline.timeRemaining()))) {
+      const t = warmQueue.shift()!;
+      if (!cache.has(t)) renderMarkdown(t);
+    }
+    if (warmQueue.length) step();
+    else warming = false;
+  });
+  step();
 }
 
 let hljs: Promise<typeof import('./highlight')> | null = null;
