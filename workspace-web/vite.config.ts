@@ -26,6 +26,8 @@ function serviceWorker(): Plugin {
 export default defineConfig({
   esbuild: { jsx: 'automatic', jsxImportSource: 'preact' },
   plugins: [serviceWorker()],
+  // the highlighting worker (src/hl-worker.ts) is a module worker
+  worker: { format: 'es' },
   resolve: { alias: { react: 'preact/compat', 'react-dom': 'preact/compat' } },
   build: {
     outDir: 'dist',

@@ -45,7 +45,7 @@ await page.addInitScript(() => {
         ms: Math.round(e.duration), blockingMs: Math.round(e.blockingDuration),
         renderMs: Math.round(e.renderStart ? e.startTime + e.duration - e.renderStart : 0),
         styleLayoutMs: Math.round(e.styleAndLayoutStart ? e.startTime + e.duration - e.styleAndLayoutStart : 0),
-        scripts: e.scripts.map((s) => ({ invoker: s.invoker, fn: s.sourceFunctionName, ms: Math.round(s.duration), forcedLayoutMs: Math.round(s.forcedStyleAndLayoutDuration) })),
+        scripts: e.scripts.map((s) => ({ invoker: s.invoker, fn: s.sourceFunctionName, src: (s.sourceURL || '').replace(/^.*\//, '') + ':' + s.sourceCharPosition, ms: Math.round(s.duration), forcedLayoutMs: Math.round(s.forcedStyleAndLayoutDuration) })),
       });
     })).observe({ type: 'long-animation-frame', buffered: true });
   } catch { /* not supported */ }
@@ -87,7 +87,7 @@ out.scrollSteps = scrolled.steps;
 out.rowsInDomWhileScrolling = scrolled.rows;
 const long1 = await page.evaluate(() => window.__longTasks.slice());
 out.longTasksWhileScrolling = { count: long1.length, maxMs: Math.round(Math.max(0, ...long1)), over50: long1.filter((d) => d > 50).length };
-out.longFramesWhileScrolling = await page.evaluate(() => window.__longFrames.slice(0, 10));
+out.longFramesWhileScrolling = await page.evaluate(() => window.__longFrames.slice().sort((a, b) => b.ms - a.ms).slice(0, 12));
 
 // 4. typing while 50 events a second stream in (the fake gemini: AW_FAKE_EVENTS / AW_FAKE_DELAY_MS of the IT)
 console.error(JSON.stringify(out));
