@@ -162,6 +162,11 @@ function AddProject({ admin, onClose }: { admin: boolean; onClose: () => void })
     rerender((n) => n + 1);
   };
   const { path, listing, ready } = state.current;
+  const field = useRef<HTMLInputElement>(null);
+  // the dialog could not focus the field while it was disabled: focus it once the first listing is in
+  useEffect(() => {
+    if (ready) field.current?.focus();
+  }, [ready]);
 
   async function browse(p?: string) {
     setError('');
@@ -201,7 +206,7 @@ function AddProject({ admin, onClose }: { admin: boolean; onClose: () => void })
     <Modal title="Add a project" onClose={onClose} wide>
       <form class="stack" onSubmit={add}>
         <label>Folder (absolute path; created when missing)
-          <input name="path" value={path} disabled={!ready} onInput={(e) => update(pickerTyped(state.current, e.currentTarget.value))}
+          <input ref={field} name="path" value={path} disabled={!ready} onInput={(e) => update(pickerTyped(state.current, e.currentTarget.value))}
             placeholder={ready ? '/home/me/project' : 'Loading folders…'} spellcheck={false} />
         </label>
         {admin && listing && (
