@@ -140,6 +140,8 @@ try {
   check(await page.getByText('First prompt from history').count() === 0, 'the list is virtualized: it opens at the end');
   await scrollToTop(page);
   check(page.url().includes('/sessions/'), 'the session has its own address');
+  // code blocks are highlighted by the worker (hl-worker.ts) and put in place in idle time
+  await page.locator('.msg-assistant pre code.hljs span[class^="hljs-"]').first().waitFor({ timeout: 15000 });
   await shot(page, 'desktop-03-history-session');
   await axe(page, 'conversation');
 
