@@ -36,7 +36,9 @@ build_if_stale() {
       return 1
     fi
     echo "building the server (first run, or sources changed)..." >&2
-    ./mvnw -q -B -DskipTests $web_opt -pl workspace-server -am install >&2
+    # package, not install: the server runs from workspace-server/target (its jar and libs/), nothing is needed in
+    # ~/.m2, and the integration-test phase (the browser test) is never reached
+    ./mvnw -q -B -DskipTests $web_opt -pl workspace-server -am package >&2
   fi
 }
 

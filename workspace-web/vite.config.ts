@@ -11,8 +11,10 @@ function serviceWorker(): Plugin {
     generateBundle(_options, bundle) {
       const files = Object.keys(bundle).filter((f) => f.startsWith('assets/')).sort().map((f) => '/' + f);
       const publicFiles = ['/manifest.webmanifest', '/icon.svg', '/icon-192.png', '/icon-512.png'];
-      const version = createHash('sha256').update(files.join('\n')).digest('hex').slice(0, 12);
-      const src = readFileSync(new URL('./sw/sw.js', import.meta.url), 'utf8')
+      const template = readFileSync(new URL('./sw/sw.js', import.meta.url), 'utf8');
+      // the worker's own code counts too: a change of it alone is a new version (a new cache, "update available")
+      const version = createHash('sha256').update(files.join('\n')).update(template).digest('hex').slice(0, 12);
+      const src = template
         .replace('__VERSION__', version)
         .replace('__ASSETS__', JSON.stringify([...files, ...publicFiles]));
       this.emitFile({ type: 'asset', fileName: 'sw.js', source: src });
@@ -24,6 +26,8 @@ function serviceWorker(): Plugin {
 export default defineConfig({
   esbuild: { jsx: 'automatic', jsxImportSource: 'preact' },
   plugins: [serviceWorker()],
+  // the highlighting worker (src/hl-worker.ts) is a module worker
+  worker: { format: 'es' },
   resolve: { alias: { react: 'preact/compat', 'react-dom': 'preact/compat' } },
   build: {
     outDir: 'dist',

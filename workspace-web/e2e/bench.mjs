@@ -35,7 +35,20 @@ await page.getByRole('navigation', { name: 'Projects' }).waitFor();
 const cdp = await ctx.newCDPSession(page);
 await page.addInitScript(() => {
   window.__longTasks = [];
+  window.__longFrames = [];
   new PerformanceObserver((l) => l.getEntries().forEach((e) => window.__longTasks.push(e.duration))).observe({ type: 'longtask', buffered: true });
+  // what a long task was made of: long animation frames (over 50 ms) with their scripts (Chromium's LoAF API)
+  try {
+    new PerformanceObserver((l) => l.getEntries().forEach((e) => {
+      if (e.duration <= 50) return;
+      window.__longFrames.push({
+        ms: Math.round(e.duration), blockingMs: Math.round(e.blockingDuration),
+        renderMs: Math.round(e.renderStart ? e.startTime + e.duration - e.renderStart : 0),
+        styleLayoutMs: Math.round(e.styleAndLayoutStart ? e.startTime + e.duration - e.styleAndLayoutStart : 0),
+        scripts: e.scripts.map((s) => ({ invoker: s.invoker, fn: s.sourceFunctionName, src: (s.sourceURL || '').replace(/^.*\//, '') + ':' + s.sourceCharPosition, ms: Math.round(s.duration), forcedLayoutMs: Math.round(s.forcedStyleAndLayoutDuration) })),
+      });
+    })).observe({ type: 'long-animation-frame', buffered: true });
+  } catch { /* not supported */ }
 });
 
 // 2. the project list drawn after a navigation, CPU throttled 4x
@@ -56,7 +69,7 @@ out.hugeSessionMessages = await page.evaluate(async () => {
   const r = await fetch(location.pathname.replace(/^\/projects\/([^/]+)\/sessions\/([^/?]+).*/, '/api/sessions/$2/messages?projectName=$1&limit=1'), { credentials: 'same-origin' });
   return (await r.json()).total;
 });
-await page.evaluate(() => { window.__longTasks = []; });
+await page.evaluate(() => { window.__longTasks = []; window.__longFrames = []; });
 t = Date.now();
 const scrolled = await page.evaluate(async () => {
   const el = document.querySelector('.vlist');
@@ -74,6 +87,7 @@ out.scrollSteps = scrolled.steps;
 out.rowsInDomWhileScrolling = scrolled.rows;
 const long1 = await page.evaluate(() => window.__longTasks.slice());
 out.longTasksWhileScrolling = { count: long1.length, maxMs: Math.round(Math.max(0, ...long1)), over50: long1.filter((d) => d > 50).length };
+out.longFramesWhileScrolling = await page.evaluate(() => window.__longFrames.slice().sort((a, b) => b.ms - a.ms).slice(0, 12));
 
 // 4. typing while 50 events a second stream in (the fake gemini: AW_FAKE_EVENTS / AW_FAKE_DELAY_MS of the IT)
 console.error(JSON.stringify(out));

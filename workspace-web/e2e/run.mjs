@@ -140,6 +140,8 @@ try {
   check(await page.getByText('First prompt from history').count() === 0, 'the list is virtualized: it opens at the end');
   await scrollToTop(page);
   check(page.url().includes('/sessions/'), 'the session has its own address');
+  // code blocks are highlighted by the worker (hl-worker.ts) and put in place in idle time
+  await page.locator('.msg-assistant pre code.hljs span[class^="hljs-"]').first().waitFor({ timeout: 15000 });
   await shot(page, 'desktop-03-history-session');
   await axe(page, 'conversation');
 
@@ -157,7 +159,11 @@ try {
 
   log('add the project folder (registers it for chats)');
   await page.getByRole('button', { name: '+ Project' }).click();
-  await page.getByRole('textbox', { name: /^Folder/ }).fill(projectDir);
+  // the picker lists the home folder first; the field is enabled once that listing is in (it never overwrites typing)
+  await page.getByRole('listbox', { name: 'Folders' }).waitFor();
+  const folderField = page.getByRole('textbox', { name: /^Folder/ });
+  await folderField.fill(projectDir);
+  check(await folderField.inputValue() === projectDir, `the folder field holds what was typed: ${await folderField.inputValue()}`);
   await shot(page, 'desktop-05-add-project');
   await page.getByRole('button', { name: 'Add project' }).click();
   await page.getByLabel('Provider').waitFor();

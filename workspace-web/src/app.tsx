@@ -30,6 +30,13 @@ export function App() {
     }
   }
 
+  // offline (the service worker served the cached shell, or the server is down): try again when the browser is back
+  useEffect(() => {
+    if (phase.kind !== 'offline') return;
+    window.addEventListener('online', check);
+    return () => window.removeEventListener('online', check);
+  }, [phase.kind]);
+
   useEffect(() => {
     check();
     return onSessionExpired(() => {
@@ -47,7 +54,7 @@ export function App() {
         <main class="auth">
           <div class="card">
             <h1>Offline</h1>
-            <p>The server cannot be reached.</p>
+            <p>{navigator.onLine ? 'The server cannot be reached.' : 'This device is offline.'} The app tries again when the connection is back.</p>
             <button class="primary" onClick={check}>Try again</button>
           </div>
         </main>

@@ -1,7 +1,7 @@
 import { memo } from 'preact/compat';
 import { useEffect, useMemo, useRef, useState } from 'preact/hooks';
 import { api, type MessagesPage } from './api';
-import { highlightIn, renderMarkdown } from './markdown';
+import { highlightIn, renderMarkdown, warmMarkdown } from './markdown';
 import { navigate, sessionPath } from './router';
 import { chatSocket, type SocketState } from './socket';
 import { projects, useProjects } from './store';
@@ -97,7 +97,10 @@ export function Conversation({ project, sessionId, provider: routeProvider, mess
     try {
       const page = await api<MessagesPage>(`/api/sessions/${encodeURIComponent(sessionId)}/messages?projectName=${encodeURIComponent(project)}&limit=${PAGE}&offset=${offset.current}${routeProvider ? '&provider=' + encodeURIComponent(routeProvider) : ''}`);
       offset.current += page.messages.length;
-      setHistory((h) => [...historyItems(page.messages), ...h]);
+      const older = historyItems(page.messages);
+      setHistory((h) => [...older, ...h]);
+      // the page's Markdown is rendered in idle time, newest first (those rows come into view first when scrolling up)
+      warmMarkdown(older.filter((it) => it.kind === 'assistant' && it.text).map((it) => it.text).reverse());
       setHasMore(page.hasMore);
     } catch (e) {
       setNotice((e as Error).message);

@@ -1,4 +1,5 @@
-// Loaded lazily by markdown.ts: highlight.js with the languages agents write most.
+// highlight.js with the languages agents write most; runs in a worker of its own (hl-worker.ts), never on the page's
+// thread: highlighting a few kilobytes, or compiling a language's grammar the first time, takes tens of milliseconds.
 import hljs from 'highlight.js/lib/core';
 import bash from 'highlight.js/lib/languages/bash';
 import css from 'highlight.js/lib/languages/css';
@@ -24,13 +25,8 @@ hljs.registerAliases(['py'], { languageName: 'python' });
 hljs.registerAliases(['yml'], { languageName: 'yaml' });
 hljs.registerAliases(['rs'], { languageName: 'rust' });
 
-export function highlight(el: HTMLElement) {
-  el.setAttribute('data-hl', '1');
-  if (el.textContent && el.textContent.length > 20_000) return; // big blocks stay plain: highlighting them blocks
-  const cls = [...el.classList].find((c) => c.startsWith('language-'));
-  const lang = cls?.slice(9);
-  if (lang && hljs.getLanguage(lang)) {
-    el.innerHTML = hljs.highlight(el.textContent ?? '', { language: lang, ignoreIllegals: true }).value;
-    el.classList.add('hljs');
-  }
+/** The highlighted HTML of a code block (highlight.js escapes the text), or null for an unknown language. */
+export function highlightCode(code: string, lang: string): string | null {
+  if (!lang || !hljs.getLanguage(lang)) return null;
+  return hljs.highlight(code, { language: lang, ignoreIllegals: true }).value;
 }

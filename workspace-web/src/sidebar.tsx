@@ -1,5 +1,6 @@
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { api, isAdmin, type BrowseListing, type Project, type SessionMeta, type User } from './api';
+import { pickerFailed, pickerInitial, pickerListed, pickerRequest, pickerTyped, type PickerState } from './picker';
 import { navigate, sessionPath, type Route } from './router';
 import { projects, useProjects } from './store';
 import { Modal, PromptDialog, relativeTime } from './ui';
@@ -150,21 +151,32 @@ function ProjectEntry({ project, open, route }: { project: Project; open: boolea
 }
 
 function AddProject({ admin, onClose }: { admin: boolean; onClose: () => void }) {
-  const [listing, setListing] = useState<BrowseListing | null>(null);
-  const [path, setPath] = useState('');
+  // the picker's state lives in a ref (listings resolve after awaits, and must see the newest state); a render is
+  // asked for after each change. picker.ts: a late or stale listing never overwrites what the user typed.
+  const state = useRef<PickerState>(pickerInitial(admin));
+  const [, rerender] = useState(0);
   const [error, setError] = useState('');
   const [busy, setBusy] = useState(false);
-
-  const typed = useRef(false);
+  const update = (next: PickerState) => {
+    state.current = next;
+    rerender((n) => n + 1);
+  };
+  const { path, listing, ready } = state.current;
+  const field = useRef<HTMLInputElement>(null);
+  // the dialog could not focus the field while it was disabled: focus it once the first listing is in
+  useEffect(() => {
+    if (ready) field.current?.focus();
+  }, [ready]);
 
   async function browse(p?: string) {
     setError('');
+    const [next, n] = pickerRequest(state.current);
+    update(next);
     try {
       const l = await api<BrowseListing>(`/api/browse-filesystem${p ? '?path=' + encodeURIComponent(p) : ''}`);
-      setListing(l);
-      // the first listing arrives late: it must not replace a path the user typed meanwhile
-      if (p !== undefined || !typed.current) setPath(l.path);
+      update(pickerListed(state.current, n, l));
     } catch (e) {
+      update(pickerFailed(state.current, n));
       setError((e as Error).message);
     }
   }
@@ -194,7 +206,8 @@ function AddProject({ admin, onClose }: { admin: boolean; onClose: () => void })
     <Modal title="Add a project" onClose={onClose} wide>
       <form class="stack" onSubmit={add}>
         <label>Folder (absolute path; created when missing)
-          <input name="path" value={path} onInput={(e) => { typed.current = true; setPath(e.currentTarget.value); }} placeholder="/home/me/project" spellcheck={false} />
+          <input ref={field} name="path" value={path} disabled={!ready} onInput={(e) => update(pickerTyped(state.current, e.currentTarget.value))}
+            placeholder={ready ? '/home/me/project' : 'Loading folders…'} spellcheck={false} />
         </label>
         {admin && listing && (
           <div class="picker" role="listbox" aria-label="Folders">

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { atBottom, captureAnchor, HeightCache, restoreAnchor } from './virtual';
+import { atBottom, captureAnchor, HeightCache, restoreAnchor, shiftRange } from './virtual';
 
 const keys = (n: number, from = 0) => Array.from({ length: n }, (_, i) => 'k' + (i + from));
 
@@ -52,5 +52,20 @@ describe('HeightCache', () => {
   it('knows when the view is at the bottom', () => {
     expect(atBottom(900, 100, 1000)).toBe(true);
     expect(atBottom(800, 100, 1000)).toBe(false);
+  });
+
+  it('the drawn range follows its rows when a page is prepended (no redraw of other rows)', () => {
+    const before = keys(100, 200);
+    const after = [...keys(200, 0), ...before];
+    const c = new HeightCache(50);
+    c.setKeys(after);
+    expect(shiftRange([3, 14], before, after, (k) => c.indexOf(k))).toEqual([203, 214]);
+    expect(after.slice(203, 214)).toEqual(before.slice(3, 14));
+    // appended at the end: unchanged; a list that lost the row: clamped
+    const appended = [...before, 'live1'];
+    c.setKeys(appended);
+    expect(shiftRange([90, 100], before, appended, (k) => c.indexOf(k))).toEqual([90, 100]);
+    c.setKeys(keys(5));
+    expect(shiftRange([50, 60], before, keys(5), (k) => c.indexOf(k))).toEqual([5, 5]);
   });
 });

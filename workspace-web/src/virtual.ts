@@ -11,8 +11,12 @@ export class HeightCache {
 
   constructor(private estimate = 96) {}
 
+  private index: Map<string, number> | null = null;
+
   setKeys(keys: string[]) {
+    if (keys === this.keys) return; // the same list (a re-render): offsets and the index stay valid
     this.keys = keys;
+    this.index = null;
     this.dirty = true;
   }
 
@@ -50,7 +54,11 @@ export class HeightCache {
   }
 
   indexOf(key: string) {
-    return this.keys.indexOf(key);
+    if (!this.index) {
+      this.index = new Map();
+      for (let i = 0; i < this.keys.length; i++) this.index.set(this.keys[i], i);
+    }
+    return this.index.get(key) ?? -1;
   }
 
   /** The item at vertical position y (binary search). */
@@ -98,4 +106,18 @@ export function restoreAnchor(cache: HeightCache, anchor: Anchor | null, fallbac
 /** Whether a scroll position counts as "at the bottom" (then new content keeps the view pinned to the end). */
 export function atBottom(scrollTop: number, viewport: number, total: number, slack = 48) {
   return total - (scrollTop + viewport) <= slack;
+}
+
+/**
+ * The drawn range [start, end) moved along with its items when the list changed from `before` to `after` (an older
+ * page prepended, a live item appended): the same rows stay drawn, so a page merge re-uses their DOM instead of
+ * drawing the rows that now sit at the old indexes (new, unmeasured ones) and then the right ones again.
+ */
+export function shiftRange(range: [number, number], before: string[], after: string[], indexOf: (key: string) => number): [number, number] {
+  const [start, end] = range;
+  if (start >= before.length) return [Math.min(start, after.length), Math.min(end, after.length)];
+  const moved = indexOf(before[start]);
+  if (moved < 0) return [Math.min(start, after.length), Math.min(end, after.length)];
+  const d = moved - start;
+  return [moved, Math.min(after.length, end + d)];
 }

@@ -1,6 +1,6 @@
 import type { ComponentChildren } from 'preact';
 import { useEffect, useLayoutEffect, useMemo, useRef, useState } from 'preact/hooks';
-import { atBottom, captureAnchor, HeightCache, restoreAnchor, type Anchor } from './virtual';
+import { atBottom, captureAnchor, HeightCache, restoreAnchor, shiftRange, type Anchor } from './virtual';
 
 interface Props<T> {
   items: T[];
@@ -27,8 +27,19 @@ export function VirtualList<T>({ items, keyOf, render, onNearTop, focusKey, foot
   cache.setKeys(keys);
   const stick = useRef(true);
   const anchor = useRef<Anchor | null>(null);
-  const [range, setRange] = useState<[number, number]>([Math.max(0, keys.length - 30), keys.length]);
   const [, setTick] = useState(0);
+  // the drawn rows [start, end): a ref, so that a change of the list can move it in the same render (shiftRange)
+  const rangeRef = useRef<[number, number]>([Math.max(0, keys.length - 30), keys.length]);
+  const drawnKeys = useRef(keys);
+  if (drawnKeys.current !== keys) {
+    rangeRef.current = shiftRange(rangeRef.current, drawnKeys.current, keys, (k) => cache.indexOf(k));
+    drawnKeys.current = keys;
+  }
+  const range = rangeRef.current;
+  const setRange = (r: [number, number]) => {
+    rangeRef.current = r;
+    setTick((t) => t + 1);
+  };
   const frame = useRef(0);
   const programmatic = useRef<number | null>(null); // the scrollTop this list set last, until its scroll event
 
@@ -67,7 +78,8 @@ export function VirtualList<T>({ items, keyOf, render, onNearTop, focusKey, foot
     const el = scroller.current;
     if (!el) return;
     const r = cache.range(el.scrollTop, el.clientHeight);
-    if (r[0] !== range[0] || r[1] !== range[1]) setRange(r);
+    const cur = rangeRef.current;
+    if (r[0] !== cur[0] || r[1] !== cur[1]) setRange(r);
   }
 
   function onScroll() {
@@ -84,14 +96,14 @@ export function VirtualList<T>({ items, keyOf, render, onNearTop, focusKey, foot
 
   useEffect(() => {
     if (!focusKey) return;
-    const i = keys.indexOf(focusKey);
+    const i = cache.indexOf(focusKey);
     if (i < 0) return;
     stick.current = false;
     anchor.current = { key: focusKey, delta: -24 };
     const el = scroller.current;
     if (el) setRange(cache.range(cache.offset(i), el.clientHeight));
     schedule();
-  }, [focusKey, keys.indexOf(focusKey ?? '') >= 0]);
+  }, [focusKey, cache.indexOf(focusKey ?? '') >= 0]);
 
   // after every render: measure the drawn rows, then put the scroll position where it belongs
   useLayoutEffect(() => {

@@ -87,7 +87,9 @@ class WebUiBrowserIT {
             binaries.put("claude", FakeClis.binary(bin, "claude"));
         }
         try (MockLlmServer mock = MockLlmServer.create().start();
-             TestServer s = TestServer.start(c -> c.withAgent(AgentSettings.defaults().withBinaries(binaries)
+             // Web Push to a stand-in push service on loopback (e2e/pwa.mjs runs it), as --web-push-allow-loopback-http
+             TestServer s = TestServer.start(c -> c.withEngine(c.engine().withWebPush(c.engine().webPush()
+                     .withAllowLoopbackHttp(true))).withAgent(AgentSettings.defaults().withBinaries(binaries)
                      .withProviderEnv(providerEnv)
                      .withCredentials(id -> new ProviderCredentials("sk-aw-web-e2e", mock.baseUrl()))),
                      Map.of("HOME", home.toString()))) {
@@ -107,26 +109,32 @@ class WebUiBrowserIT {
                     Files.deleteIfExists(f); // screenshots of an earlier run
                 }
             }
-            Path log = shots.resolve("e2e.log");
-            // the output goes to a file (the test JVM's own stdout is Surefire's channel), printed afterwards
-            ProcessBuilder pb = new ProcessBuilder("node", "e2e/run.mjs").directory(web.toFile())
-                    .redirectErrorStream(true).redirectOutput(log.toFile());
-            pb.environment().put("AW_E2E_URL", s.origin());
-            pb.environment().put("AW_E2E_PROJECT", project.toRealPath().toString());
-            pb.environment().put("AW_E2E_SHOTS", shots.toString());
-            pb.environment().put("AW_E2E_REAL_CLAUDE", realClaude ? "1" : "0");
-            pb.environment().put("AW_CHROMIUM", chromium.toString());
-            Process p = pb.start();
-            boolean ended = p.waitFor(6, TimeUnit.MINUTES);
-            if (!ended) {
-                p.descendants().forEach(ProcessHandle::destroyForcibly);
-                p.destroyForcibly();
-            }
-            System.out.println(Files.readString(log));
-            if (!ended) {
-                throw new AssertionError("the browser test did not finish within 6 minutes");
-            }
-            assertEquals(0, p.exitValue(), "the browser test failed (its output is above; screenshots in " + shots + ")");
+            // the daily loop (run.mjs: it also sets the account up and adds the project), then the PWA and Web Push
+            runScript(web, "e2e/run.mjs", shots.resolve("e2e.log"), s, project, realClaude, chromium);
+            runScript(web, "e2e/pwa.mjs", shots.resolve("pwa.log"), s, project, realClaude, chromium);
         }
+    }
+
+    /** Runs one browser script with node; its output goes to a file (the JVM's stdout is Surefire's), printed after. */
+    private static void runScript(Path web, String script, Path log, TestServer s, Path project, boolean realClaude,
+            Path chromium) throws Exception {
+        ProcessBuilder pb = new ProcessBuilder("node", script).directory(web.toFile())
+                .redirectErrorStream(true).redirectOutput(log.toFile());
+        pb.environment().put("AW_E2E_URL", s.origin());
+        pb.environment().put("AW_E2E_PROJECT", project.toRealPath().toString());
+        pb.environment().put("AW_E2E_SHOTS", log.getParent().toString());
+        pb.environment().put("AW_E2E_REAL_CLAUDE", realClaude ? "1" : "0");
+        pb.environment().put("AW_CHROMIUM", chromium.toString());
+        Process p = pb.start();
+        boolean ended = p.waitFor(6, TimeUnit.MINUTES);
+        if (!ended) {
+            p.descendants().forEach(ProcessHandle::destroyForcibly);
+            p.destroyForcibly();
+        }
+        System.out.println(Files.readString(log));
+        if (!ended) {
+            throw new AssertionError(script + " did not finish within 6 minutes");
+        }
+        assertEquals(0, p.exitValue(), script + " failed (its output is above; screenshots in " + log.getParent() + ")");
     }
 }
