@@ -1,6 +1,7 @@
-// The page's CSP allows no inline <style> element, and xterm.js draws its terminal with a few of them (filled by
-// setting textContent). While the terminal chunk is loaded, document.createElement('style') returns a hidden stand-in
-// whose textContent goes into a constructed style sheet (document.adoptedStyleSheets), which the CSP allows.
+// The page's CSP allows no inline <style> element, and both CodeMirror (style-mod, on a document) and xterm.js
+// write their styles into <style> elements by setting textContent. Once the editor or terminal chunk is loaded,
+// document.createElement('style') returns a hidden stand-in whose textContent goes into a constructed style sheet
+// (document.adoptedStyleSheets), which the CSP allows. Nothing else in the app creates style elements.
 let installed = false;
 
 export function installCspStyleShim(doc: Document = document) {

@@ -1,11 +1,14 @@
 // CodeMirror 6, loaded the first time a file is opened (a chunk of its own); each language mode is a further chunk,
-// fetched for the first file with its extension. Styles go through constructed style sheets (the CSP allows no
-// inline style element).
+// fetched for the first file with its extension. CodeMirror writes its styles into a <style> element, which the
+// CSP refuses: cspstyle.ts turns that element's text into a constructed style sheet.
 import { Compartment, EditorState } from '@codemirror/state';
 import { drawSelection, EditorView, highlightActiveLine, highlightActiveLineGutter, keymap, lineNumbers } from '@codemirror/view';
 import { defaultKeymap, history, historyKeymap, indentWithTab } from '@codemirror/commands';
 import { bracketMatching, defaultHighlightStyle, foldGutter, foldKeymap, indentOnInput, syntaxHighlighting, type LanguageSupport } from '@codemirror/language';
 import { highlightSelectionMatches, searchKeymap } from '@codemirror/search';
+import { installCspStyleShim } from './cspstyle';
+
+installCspStyleShim();
 
 type Loader = () => Promise<LanguageSupport>;
 const js = (o: { jsx?: boolean; typescript?: boolean }): Loader => () => import('@codemirror/lang-javascript').then((m) => m.javascript(o));

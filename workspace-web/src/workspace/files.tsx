@@ -40,7 +40,8 @@ export default function FilesPanel({ project, openRequest }: { project: string; 
 
   async function loadDir(path: string) {
     try {
-      const entries = await api<FileEntry[]>(`${base}/files?path=${enc(path)}`);
+      let entries = await api<FileEntry[]>(`${base}/files?path=${enc(path)}`);
+      if (path === '') entries = entries.filter((e) => e.name !== '.git'); // git's own store is not for editing
       setDirs((d) => new Map(d).set(path, { entries }));
     } catch (e) {
       setDirs((d) => new Map(d).set(path, { error: describe(e, 'Could not list this folder') }));

@@ -32,10 +32,12 @@ export default function TerminalPanel({ project, visible }: { project: string; v
 
   return (
     <div class="ws-term-panel ws-col">
-      <div class="term-tabs" role="tablist" aria-label="Terminals">
-        {tabs.map((t) => (
-          <button key={t.id} role="tab" aria-selected={t.id === active} class={`tab${t.id === active ? ' on' : ''}`} onClick={() => setActive(t.id)}>{t.title}</button>
-        ))}
+      <div class="term-tabs">
+        <div class="row" role="tablist" aria-label="Terminals">
+          {tabs.map((t) => (
+            <button key={t.id} role="tab" aria-selected={t.id === active} class={`tab${t.id === active ? ' on' : ''}`} onClick={() => setActive(t.id)}>{t.title}</button>
+          ))}
+        </div>
         <button class="tab" aria-label="New terminal" onClick={add} disabled={tabs.length >= 4} title="At most 4 terminals">+</button>
       </div>
       {tabs.length === 0 && <p class="pad muted">No terminal open. <button onClick={add}>Open a terminal</button></p>}
