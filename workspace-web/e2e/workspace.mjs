@@ -255,7 +255,7 @@ try {
   await axe(pp, 'phone git');
   await panelButton(pp, 'Terminal').click();
   await terminal(pp).getByRole('toolbar', { name: 'Terminal keys' }).waitFor();
-  check(await terminal(pp).getByRole('button', { name: 'Escape' }).isVisible(), 'the key bar is shown on a phone');
+  check(await terminal(pp).getByRole('button', { name: 'Esc', exact: true }).isVisible(), 'the key bar is shown on a phone');
   await terminalFlow(pp, 'phone-04', 'phone');
   const box = await terminal(pp).getByRole('toolbar', { name: 'Terminal keys' }).boundingBox();
   check(box && box.y + box.height <= 740 + 1, 'the key bar is inside the viewport');

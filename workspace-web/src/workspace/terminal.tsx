@@ -49,7 +49,7 @@ export default function TerminalPanel({ project, visible }: { project: string; v
 }
 
 const KEYS: [string, string, string][] = [
-  ['Esc', '\x1b', 'Escape'], ['Tab', '\t', 'Tab'], ['←', '\x1b[D', 'Left'], ['↑', '\x1b[A', 'Up'], ['↓', '\x1b[B', 'Down'], ['→', '\x1b[C', 'Right'], ['|', '|', 'Pipe'],
+  ['Esc', '\x1b', ''], ['Tab', '\t', ''], ['←', '\x1b[D', 'Left'], ['↑', '\x1b[A', 'Up'], ['↓', '\x1b[B', 'Down'], ['→', '\x1b[C', 'Right'], ['|', '|', 'Pipe'],
 ];
 
 function TermView({ project, title, shown, onClosed }: { project: string; title: string; shown: boolean; onClosed: () => void }) {
@@ -153,8 +153,8 @@ function TermView({ project, title, shown, onClosed }: { project: string; title:
       </div>
       <div class="term-host" ref={host} aria-label={`${title} output`} />
       <div class="keybar" role="toolbar" aria-label="Terminal keys">
-        {KEYS.slice(0, 2).map(([k, seq, name]) => <button key={name} aria-label={name} onClick={() => { c?.input(seq); term.current?.focus(); }}>{k}</button>)}
-        <button aria-label="Control" aria-pressed={ctrlOn} onClick={() => { ctrl.current = !ctrl.current; setCtrlOn(ctrl.current); term.current?.focus(); }}>Ctrl</button>
+        {KEYS.slice(0, 2).map(([k, seq]) => <button key={k} onClick={() => { c?.input(seq); term.current?.focus(); }}>{k}</button>)}
+        <button aria-pressed={ctrlOn} title="Control: applies to the next key" onClick={() => { ctrl.current = !ctrl.current; setCtrlOn(ctrl.current); term.current?.focus(); }}>Ctrl</button>
         {KEYS.slice(2).map(([k, seq, name]) => <button key={name} aria-label={name} onClick={() => { c?.input(seq); term.current?.focus(); }}>{k}</button>)}
       </div>
     </div>
