@@ -47,6 +47,11 @@ const bar = page.getByRole('toolbar', { name: 'Panels' });
 await bar.getByRole('button', { name: 'Git', exact: true }).click();
 const git = page.getByRole('region', { name: 'Git' });
 await git.getByRole('button', { name: 'All changes' }).waitFor({ timeout: 60000 });
+out.diff2000ApiMs = await page.evaluate(async (n) => {
+  const t0 = performance.now();
+  const d = await (await fetch(`/api/git/diff?project=${encodeURIComponent(n)}`)).json();
+  return [Math.round(performance.now() - t0), d.diff.length, d.truncated === true];
+}, name);
 await page.evaluate(() => { window.__longTasks = []; });
 let t = Date.now();
 await git.getByRole('button', { name: 'All changes' }).click();

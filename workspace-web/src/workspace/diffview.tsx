@@ -6,6 +6,8 @@ import { useEffect, useMemo, useState } from 'preact/hooks';
 import { isLarge, parseDiff, sideBySide, type DiffFile, type DiffRow } from './gitdiff';
 
 const BATCH = 60;
+/** In a change set of more files than this, the files after the first OPEN_FIRST start folded (one line each). */
+const OPEN_FIRST = 100;
 
 export function DiffView({ text, truncated, mode }: { text: string; truncated?: boolean; mode: 'unified' | 'split' }) {
   const files = useMemo(() => parseDiff(text), [text]);
@@ -25,14 +27,15 @@ export function DiffView({ text, truncated, mode }: { text: string; truncated?: 
         {files.length} file{files.length === 1 ? '' : 's'} changed, <span class="dv-add">+{adds}</span> <span class="dv-del">−{dels}</span>
         {truncated && <strong> — the diff was cut at the server's 1 MiB limit</strong>}
       </p>
-      {files.slice(0, count).map((f) => <FileBlock key={f.path + f.header[0]} file={f} mode={mode} />)}
+      {files.length > OPEN_FIRST && <p class="small muted pad-s">The first {OPEN_FIRST} files are unfolded; open the others one by one.</p>}
+      {files.slice(0, count).map((f, i) => <FileBlock key={f.path + f.header[0]} file={f} mode={mode} initiallyOpen={i < OPEN_FIRST} />)}
       {count < files.length && <p class="muted pad-s">Loading {files.length - count} more files…</p>}
     </div>
   );
 }
 
-const FileBlock = memo(function FileBlock({ file, mode }: { file: DiffFile; mode: 'unified' | 'split' }) {
-  const [open, setOpen] = useState(true);
+const FileBlock = memo(function FileBlock({ file, mode, initiallyOpen }: { file: DiffFile; mode: 'unified' | 'split'; initiallyOpen: boolean }) {
+  const [open, setOpen] = useState(initiallyOpen);
   const [anyway, setAnyway] = useState(false);
   const large = isLarge(file) && !anyway;
   return (

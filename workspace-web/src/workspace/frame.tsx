@@ -6,6 +6,8 @@ import type { ComponentChildren } from 'preact';
 import { lazy, Suspense } from 'preact/compat';
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { activate, loadLayout, PANELS, resize, saveLayout, toggle, type Layout, type PanelId } from './layout';
+import { projects } from '../store';
+import { projectRelative } from './openfile';
 import './workspace.css';
 
 const FilesPanel = lazy(() => import('./files'));
@@ -14,11 +16,6 @@ const TerminalPanel = lazy(() => import('./terminal'));
 
 const TITLES: Record<PanelId, string> = { chat: 'Chat', files: 'Files', git: 'Git', terminal: 'Terminal' };
 const PHONE = '(max-width: 800px)';
-
-/** Asks the workspace of the current project to open a file in its editor (used by the chat's tool calls). */
-export function openFileInWorkspace(path: string) {
-  window.dispatchEvent(new CustomEvent('aw-open-file', { detail: path }));
-}
 
 function usePhone() {
   const [phone, setPhone] = useState(() => window.matchMedia(PHONE).matches);
@@ -47,7 +44,8 @@ export function Workspace({ project, admin, children }: { project: string; admin
 
   useEffect(() => {
     const on = (e: Event) => {
-      const path = (e as CustomEvent<string>).detail;
+      const path = projectRelative((e as CustomEvent<string>).detail, projects.find(project)?.fullPath);
+      if (path === null) return; // outside the project: the file API could not open it
       setOpenRequest((r) => ({ path, n: (r?.n ?? 0) + 1 }));
       setLayoutState((l) => {
         const next = activate(l, 'files');
