@@ -5,7 +5,7 @@ import { memo } from 'preact/compat';
 import { useEffect, useMemo, useState } from 'preact/hooks';
 import { isLarge, parseDiff, sideBySide, type DiffFile, type DiffRow } from './gitdiff';
 
-const BATCH = 60;
+const BATCH = 25;
 /** In a change set of more files than this, the files after the first OPEN_FIRST start folded (one line each). */
 const OPEN_FIRST = 100;
 
