@@ -1,6 +1,6 @@
 import { lazy, Suspense } from 'preact/compat';
 import { useEffect, useState } from 'preact/hooks';
-import { api, onSessionExpired, type AuthStatus, type User } from './api';
+import { api, isAdmin, onSessionExpired, type AuthStatus, type User } from './api';
 import { LoginScreen, SetupScreen } from './auth';
 import { currentRoute, navigate, onRoute, type Route } from './router';
 import { Sidebar } from './sidebar';
@@ -8,6 +8,7 @@ import { Conversation } from './conversation';
 import { closeChatSocket } from './socket';
 import { UpdateBanner } from './pwa';
 import { projects } from './store';
+import { Workspace } from './workspace/frame';
 
 // Panels that are not part of the daily loop are loaded on demand: each is a chunk of its own.
 const SearchPalette = lazy(() => import('./palette'));
@@ -119,7 +120,7 @@ function Shell({ user, onLogout }: { user: User; onLogout: () => void }) {
       <Sidebar user={user} route={route} />
       <div class="scrim" onClick={() => setDrawer(false)} />
       <main class="main" id="main">
-        <RouteView route={route} onOpenProjects={() => setDrawer(true)} />
+        <RouteView route={route} admin={isAdmin(user)} onOpenProjects={() => setDrawer(true)} />
       </main>
       {palette && (
         <Suspense fallback={null}>
@@ -130,15 +131,23 @@ function Shell({ user, onLogout }: { user: User; onLogout: () => void }) {
   );
 }
 
-function RouteView({ route, onOpenProjects }: { route: Route; onOpenProjects: () => void }) {
+function RouteView({ route, admin, onOpenProjects }: { route: Route; admin: boolean; onOpenProjects: () => void }) {
   switch (route.name) {
     case 'home':
       return <Home onOpenProjects={onOpenProjects} />;
     case 'project':
     case 'new-chat':
-      return <Conversation key={`new:${route.project}`} project={route.project} />;
+      return (
+        <Workspace key={route.project} project={route.project} admin={admin}>
+          <Conversation key={`new:${route.project}`} project={route.project} />
+        </Workspace>
+      );
     case 'session':
-      return <Conversation key={`s:${route.sessionId}:${route.messageId ?? ''}`} project={route.project} sessionId={route.sessionId} provider={route.provider} messageId={route.messageId} />;
+      return (
+        <Workspace key={route.project} project={route.project} admin={admin}>
+          <Conversation key={`s:${route.sessionId}:${route.messageId ?? ''}`} project={route.project} sessionId={route.sessionId} provider={route.provider} messageId={route.messageId} />
+        </Workspace>
+      );
     case 'settings':
       return (
         <Suspense fallback={<p class="pad">Loading…</p>}>

@@ -4,6 +4,7 @@
 import { useState } from 'preact/hooks';
 import type { Item } from './thread';
 import { lineDiff } from './diff';
+import { OpenInEditor } from './workspace/openfile';
 
 const CUT = 4000;
 
@@ -71,6 +72,7 @@ export function ToolView({ item }: { item: Item }) {
       return (
         <details class="tool edit" data-tool={name} open>
           <summary class="tool-head"><span class="tool-name">{name}</span> <code>{path}</code>{status}</summary>
+          <OpenInEditor path={path} />
           {patch ? <pre tabIndex={0} class="diff">{patch.slice(0, 200_000)}</pre> : edits.map((e, i) => <Diff key={i} a={e.old} b={e.new} />)}
           {item.isError && <Output text={item.output} error />}
         </details>
@@ -82,6 +84,7 @@ export function ToolView({ item }: { item: Item }) {
       return (
         <details class="tool write" data-tool={name}>
           <summary class="tool-head"><span class="tool-name">{name}</span> <code>{path}</code>{status}</summary>
+          <OpenInEditor path={path} />
           <Output text={content} />
           {item.isError && <Output text={item.output} error />}
         </details>

@@ -1,0 +1,165 @@
+package org.agentworkspace.server.web;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.TimeUnit;
+
+import org.agentworkspace.core.agent.AgentSettings;
+import org.agentworkspace.server.TestServer;
+import org.agentworkspace.server.http.WebApp;
+import org.agentworkspace.testkit.fakecli.FakeClis;
+import org.agentworkspace.testkit.realcli.RealCli;
+import org.junit.jupiter.api.Assumptions;
+import org.junit.jupiter.api.Tag;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * The workspace panels in a real browser (headless Chromium driven by {@code workspace-web/e2e/workspace.mjs}) against
+ * the running server with its packaged UI and fake CLIs: a git project whose file is opened, edited and saved (with a
+ * change on disk in between: the conflict warning), seen in git status and in the diff, staged and committed; a
+ * terminal over /shell runs {@code echo}, is disconnected while a command still prints, and shows the missed output
+ * after reconnecting; the same at 360x740. The commits are checked here with the {@code git} command. Screenshots in
+ * {@code workspace-server/target/web-e2e-workspace/}. Skipped, with the reason printed, when Chromium, Node, git or
+ * the UI build is missing.
+ */
+@Tag("browser")
+class WorkspaceBrowserIT {
+    @TempDir
+    Path tmp;
+
+    @Test
+    void filesGitAndTerminalInABrowser() throws Exception {
+        Path web = Path.of(System.getProperty("user.dir")).resolveSibling("workspace-web");
+        Path chromium = Path.of(Optional.ofNullable(System.getenv("AW_CHROMIUM")).orElse("/usr/bin/chromium"));
+        Optional<String> nodeMissing = RealCli.unavailableReason();
+        String skip = !WebApp.load().present() ? "the UI was not built (-Dskip.web)"
+                : !Files.isExecutable(chromium) ? "no Chromium at " + chromium + " (scripts/test.sh installs it)"
+                : nodeMissing.isPresent() ? nodeMissing.get()
+                : !Files.isExecutable(Path.of("/usr/bin/git")) ? "no git command at /usr/bin/git"
+                : !Files.isDirectory(web.resolve("node_modules/playwright-core")) ? "workspace-web/node_modules is missing"
+                : null;
+        if (skip != null) {
+            System.out.println("SKIPPED workspace browser test: " + skip);
+        }
+        Assumptions.assumeTrue(skip == null, skip);
+
+        Path home = Files.createDirectories(tmp.resolve("home"));
+        Path project = gitRepo(tmp.resolve("ws-project"), Map.of(
+                "README.md", "# A project\n",
+                "src/hello.txt", "hello\n",
+                "src/phone.txt", "phone\n",
+                "logo.png", "")); // replaced below by real PNG bytes
+        Files.write(project.resolve("logo.png"), PNG_1X1);
+        git(project, "add", "-A");
+        git(project, "commit", "-q", "-m", "the logo");
+
+        String hold = System.getProperty("aw.e2e.hold", "");
+        Path bench = null;
+        if (!hold.isEmpty()) {
+            // the benchmark's project (docs/benchmarks.md "Web UI"): 2,000 changed files and a 1 MB file
+            Map<String, String> files = new HashMap<>();
+            for (int i = 0; i < 2000; i++) {
+                files.put("pkg" + (i / 100) + "/file" + i + ".txt", "line one of " + i + "\nline two\nline three\n");
+            }
+            StringBuilder big = new StringBuilder();
+            for (int i = 0; big.length() < 1_000_000; i++) {
+                big.append("export function f").append(i).append("(a, b) { return a + b * ").append(i).append("; }\n");
+            }
+            files.put("big.js", big.toString());
+            bench = gitRepo(tmp.resolve("bench-ws"), files);
+            for (int i = 0; i < 2000; i++) {
+                Files.writeString(bench.resolve("pkg" + (i / 100) + "/file" + i + ".txt"), "line one of " + i + "\nline 2 changed\nline three\nadded " + i + "\n");
+            }
+        }
+
+        Path bin = FakeClis.install(tmp.resolve("bin"));
+        Map<String, Path> binaries = new HashMap<>();
+        for (String p : List.of("claude", "codex", "gemini", "qwen", "opencode", "grok", "cursor")) {
+            binaries.put(p, FakeClis.binary(bin, p));
+        }
+        try (TestServer s = TestServer.start(c -> c.withAgent(AgentSettings.defaults().withBinaries(binaries)),
+                Map.of("HOME", home.toString()))) {
+            if (!hold.isEmpty()) {
+                Files.writeString(Path.of(hold), "AW_E2E_URL=" + s.origin() + "\nAW_E2E_PROJECT=" + project.toRealPath()
+                        + "\nAW_E2E_BENCH_PROJECT=" + bench.toRealPath() + "\n");
+                while (Files.exists(Path.of(hold))) {
+                    Thread.sleep(500);
+                }
+                return;
+            }
+            Path shots = Path.of("target", "web-e2e-workspace").toAbsolutePath();
+            Files.createDirectories(shots);
+            try (var old = Files.list(shots)) {
+                for (Path f : old.toList()) {
+                    Files.deleteIfExists(f);
+                }
+            }
+            Path log = shots.resolve("e2e.log");
+            ProcessBuilder pb = new ProcessBuilder("node", "e2e/workspace.mjs").directory(web.toFile())
+                    .redirectErrorStream(true).redirectOutput(log.toFile());
+            pb.environment().put("AW_E2E_URL", s.origin());
+            pb.environment().put("AW_E2E_PROJECT", project.toRealPath().toString());
+            pb.environment().put("AW_E2E_SHOTS", shots.toString());
+            pb.environment().put("AW_CHROMIUM", chromium.toString());
+            Process p = pb.start();
+            boolean ended = p.waitFor(6, TimeUnit.MINUTES);
+            if (!ended) {
+                p.descendants().forEach(ProcessHandle::destroyForcibly);
+                p.destroyForcibly();
+            }
+            System.out.println(Files.readString(log));
+            if (!ended) {
+                throw new AssertionError("the browser test did not finish within 6 minutes");
+            }
+            assertEquals(0, p.exitValue(), "the browser test failed (its output is above; screenshots in " + shots + ")");
+
+            // what the browser did, as git sees it
+            String logLines = git(project, "log", "--format=%s|%an", "-n", "3");
+            assertTrue(logLines.startsWith("Phone commit from the browser|admin\nCommit from the browser|admin\n"), logLines);
+            assertEquals("", git(project, "status", "--porcelain"), "everything was committed");
+            String hello = Files.readString(project.resolve("src/hello.txt"));
+            assertTrue(hello.contains("edited in the browser") && hello.contains("kept after the conflict warning"), hello);
+            assertTrue(Files.readString(project.resolve("src/phone.txt")).contains("typed on a phone"));
+        }
+    }
+
+    private static Path gitRepo(Path dir, Map<String, String> files) throws IOException, InterruptedException {
+        Files.createDirectories(dir);
+        git(dir, "init", "-q", "-b", "main");
+        for (var e : files.entrySet()) {
+            Path f = dir.resolve(e.getKey());
+            Files.createDirectories(f.getParent());
+            Files.writeString(f, e.getValue());
+        }
+        git(dir, "add", "-A");
+        git(dir, "commit", "-q", "-m", "the start");
+        return dir.toRealPath();
+    }
+
+    private static String git(Path dir, String... args) throws IOException, InterruptedException {
+        List<String> cmd = new ArrayList<>(List.of("git", "-c", "user.name=Test", "-c", "user.email=test@example.invalid",
+                "-c", "commit.gpgsign=false", "-C", dir.toString()));
+        cmd.addAll(List.of(args));
+        Process p = new ProcessBuilder(cmd).redirectErrorStream(true).start();
+        String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+        if (!p.waitFor(60, TimeUnit.SECONDS) || p.exitValue() != 0) {
+            throw new IOException("git " + String.join(" ", args) + " failed: " + out);
+        }
+        return out;
+    }
+
+    /** A 1x1 PNG, for the image preview. */
+    private static final byte[] PNG_1X1 = java.util.Base64.getDecoder().decode(
+            "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==");
+}

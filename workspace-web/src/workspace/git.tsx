@@ -1,0 +1,196 @@
+// The git panel: branch with ahead/behind, the status grouped (staged, modified, added, deleted, untracked) with
+// stage/unstage, commit, push, pull, branch checkout, and the diff viewer. Every call goes to the /api/git routes;
+// a failure shows the error envelope's message.
+import { useEffect, useState } from 'preact/hooks';
+import { api, enc } from '../api';
+import { describe } from './files';
+import { DiffView } from './diffview';
+
+interface GitStatus { branch: string; ahead: number; behind: number; modified: string[]; added: string[]; deleted: string[]; untracked: string[]; staged: string[] }
+interface Branches { current: string; local: string[]; remote: string[] }
+interface DiffState { title: string; text: string; truncated?: boolean }
+
+const GROUPS: [keyof GitStatus, string][] = [['modified', 'Modified'], ['added', 'Added'], ['deleted', 'Deleted'], ['untracked', 'Untracked']];
+
+export default function GitPanel({ project, visible }: { project: string; visible: boolean }) {
+  const [status, setStatus] = useState<GitStatus | null>(null);
+  const [branches, setBranches] = useState<Branches | null>(null);
+  const [error, setError] = useState('');
+  const [note, setNote] = useState('');
+  const [busy, setBusy] = useState('');
+  const [message, setMessage] = useState('');
+  const [diff, setDiff] = useState<DiffState | null>(null);
+  const [mode, setMode] = useState<'unified' | 'split'>('unified');
+  const [commits, setCommits] = useState<{ hash: string; message: string; branch: string }[]>([]);
+  const [target, setTarget] = useState('');
+
+  async function load() {
+    try {
+      const [s, b] = await Promise.all([
+        api<GitStatus>(`/api/git/status?project=${enc(project)}`),
+        api<Branches>(`/api/git/branches?project=${enc(project)}`),
+      ]);
+      setStatus(s);
+      setBranches(b);
+      setError('');
+    } catch (e) {
+      setError(describe(e, 'Git status'));
+    }
+  }
+
+  useEffect(() => {
+    if (visible) load();
+  }, [project, visible]);
+  useEffect(() => {
+    const on = () => load();
+    window.addEventListener('aw-git-changed', on);
+    return () => window.removeEventListener('aw-git-changed', on);
+  }, [project]);
+
+  async function run<T>(what: string, fn: () => Promise<T>): Promise<T | undefined> {
+    setBusy(what);
+    setError('');
+    setNote('');
+    try {
+      return await fn();
+    } catch (e) {
+      setError(describe(e, what));
+      return undefined;
+    } finally {
+      setBusy('');
+    }
+  }
+
+  async function stage(files: string[] | undefined, un = false) {
+    const s = await run(un ? 'Unstage' : 'Stage', () => api<GitStatus>(`/api/git/${un ? 'unstage' : 'stage'}`, { method: 'POST', body: files ? { project, files } : { project } }));
+    if (s) setStatus(s);
+    window.dispatchEvent(new CustomEvent('aw-files-changed'));
+  }
+
+  async function showDiff(file: string | null, staged: boolean) {
+    const q = `project=${enc(project)}${file ? `&file=${enc(file)}` : ''}${staged ? '&staged=true' : ''}`;
+    const d = await run('Diff', () => api<{ diff: string; truncated?: boolean }>(`/api/git/diff?${q}`));
+    if (d) setDiff({ title: `${staged ? 'Staged' : 'Unstaged'} changes${file ? ' in ' + file : ''}`, text: d.diff, truncated: d.truncated });
+  }
+
+  async function commit(e: Event) {
+    e.preventDefault();
+    if (!message.trim()) return;
+    const r = await run('Commit', () => api<{ commit: string; branch?: string }>('/api/git/commit', { method: 'POST', body: { project, message } }));
+    if (r) {
+      setCommits((c) => [{ hash: r.commit, message: message.split('\n')[0], branch: r.branch ?? status?.branch ?? '' }, ...c].slice(0, 20));
+      setNote(`Committed ${r.commit.slice(0, 7)} on ${r.branch ?? status?.branch}.`);
+      setMessage('');
+      setDiff(null);
+      load();
+      window.dispatchEvent(new CustomEvent('aw-files-changed'));
+    }
+  }
+
+  async function remote(kind: 'push' | 'pull') {
+    const r = await run(kind === 'push' ? 'Push' : 'Pull', () => api<{ output?: string; outcome?: string }>(`/api/git/${kind}`, { method: 'POST', body: { project } }));
+    if (r) {
+      setNote(r.output || (kind === 'pull' ? `Pulled: ${r.outcome}` : 'Pushed.'));
+      load();
+      window.dispatchEvent(new CustomEvent('aw-files-changed'));
+    }
+  }
+
+  async function checkout() {
+    if (!target) return;
+    const r = await run('Checkout', () => api<{ branch: string; created?: boolean }>('/api/git/checkout', { method: 'POST', body: { project, branch: target } }));
+    if (r) {
+      setNote(`Switched to ${r.branch}${r.created ? ' (a new tracking branch)' : ''}.`);
+      setTarget('');
+      load();
+      window.dispatchEvent(new CustomEvent('aw-files-changed'));
+    }
+  }
+
+  const staged = new Set(status?.staged ?? []);
+  const changes = status ? GROUPS.map(([k, title]) => [title, (status[k] as string[]).filter((p) => !staged.has(p))] as const) : [];
+  const clean = status && status.staged.length === 0 && changes.every(([, l]) => l.length === 0);
+
+  return (
+    <div class="ws-git-panel ws-col">
+      <div class="ws-head">
+        <h2>Git{status && <> · <span class="git-branch">{status.branch}</span></>}</h2>
+        {status && (status.ahead > 0 || status.behind > 0) && <span class="small muted" title="ahead / behind the upstream">↑{status.ahead} ↓{status.behind}</span>}
+        <button onClick={() => remote('pull')} disabled={!!busy}>Pull</button>
+        <button onClick={() => remote('push')} disabled={!!busy}>Push</button>
+        <button aria-label="Refresh git status" onClick={load}>↻</button>
+      </div>
+      {busy && <p class="muted small ws-msg" role="status">{busy}…</p>}
+      {error && <p class="error ws-msg" role="alert">{error}</p>}
+      {note && <p class="ws-msg" role="status">{note}</p>}
+      <div class="ws-scroll">
+        {branches && (
+          <div class="row pad-s">
+            <label class="small">Branch{' '}
+              <select value={target} onChange={(e) => setTarget(e.currentTarget.value)} aria-label="Branch to check out">
+                <option value="">{branches.current}</option>
+                {branches.local.filter((b) => b !== branches.current).map((b) => <option key={b} value={b}>{b}</option>)}
+                {branches.remote.map((b) => <option key={b} value={b}>{b}</option>)}
+              </select>
+            </label>
+            <button disabled={!target || !!busy} onClick={checkout}>Check out</button>
+          </div>
+        )}
+        {clean && <p class="muted pad-s">Nothing to commit: the working tree is clean.</p>}
+        {status && status.staged.length > 0 && (
+          <div class="git-group">
+            <h3>Staged</h3>
+            <ul aria-label="Staged">
+              {status.staged.map((p) => (
+                <li key={p} class="git-file">
+                  <button class="path" title={`Staged diff of ${p}`} onClick={() => showDiff(p, true)}>{p}</button>
+                  <button class="small" aria-label={`Unstage ${p}`} onClick={() => stage([p], true)}>Unstage</button>
+                </li>
+              ))}
+            </ul>
+            <div class="row pad-s"><button class="small" onClick={() => showDiff(null, true)}>Staged diff</button><button class="small" onClick={() => stage(undefined, true)}>Unstage all</button></div>
+          </div>
+        )}
+        {changes.map(([title, list]) => list.length > 0 && (
+          <div class="git-group" key={title}>
+            <h3>{title}</h3>
+            <ul aria-label={title}>
+              {list.map((p) => (
+                <li key={p} class="git-file">
+                  <button class="path" title={`Diff of ${p}`} onClick={() => showDiff(p, false)}>{p}</button>
+                  <button class="small" aria-label={`Stage ${p}`} onClick={() => stage([p])}>Stage</button>
+                </li>
+              ))}
+            </ul>
+          </div>
+        ))}
+        {status && changes.some(([, l]) => l.length > 0) && (
+          <div class="row pad-s"><button class="small" onClick={() => showDiff(null, false)}>All changes</button><button class="small" onClick={() => stage(undefined)}>Stage all</button></div>
+        )}
+        <form class="git-commit" onSubmit={commit}>
+          <label class="small" for="aw-commit-msg">Commit message</label>
+          <textarea id="aw-commit-msg" value={message} onInput={(e) => setMessage(e.currentTarget.value)} placeholder="What changed and why" />
+          <div class="row"><button class="primary" type="submit" disabled={!message.trim() || !!busy}>Commit staged</button></div>
+        </form>
+        {commits.length > 0 && (
+          <div class="git-group">
+            <h3>Committed here</h3>
+            <ul class="git-log" aria-label="Commits made here">
+              {commits.map((c) => <li key={c.hash}><code>{c.hash.slice(0, 7)}</code> {c.message} <span class="muted">({c.branch})</span></li>)}
+            </ul>
+          </div>
+        )}
+        {diff && (
+          <section class="git-diff" aria-label="Diff">
+            <div class="ws-head">
+              <h2>{diff.title}</h2>
+              <button aria-pressed={mode === 'split'} onClick={() => setMode(mode === 'split' ? 'unified' : 'split')}>{mode === 'split' ? 'Unified' : 'Side by side'}</button>
+              <button aria-label="Close the diff" onClick={() => setDiff(null)}>✕</button>
+            </div>
+            <DiffView text={diff.text} truncated={diff.truncated} mode={mode} />
+          </section>
+        )}
+      </div>
+    </div>
+  );
+}

@@ -1,0 +1,37 @@
+import { describe, expect, it } from 'vitest';
+import { ShellConnection, type ShellState } from './shell';
+
+function conn() {
+  const out: string[] = [];
+  const states: ShellState[] = [];
+  const c = new ShellConnection('p', () => ({ cols: 80, rows: 24 }), { output: (d) => out.push(d), state: (s) => states.push(s) });
+  return { c, out, states };
+}
+
+describe('the /shell client', () => {
+  it('remembers the session and the offset, and applies each byte range once across a replay', () => {
+    const { c, out, states } = conn();
+    c.frame({ type: 'ready', sessionId: 'sh_1', offset: 0 } as never);
+    expect(c.sessionId).toBe('sh_1');
+    c.frame({ type: 'output', data: 'abc', offset: 3 } as never);
+    c.frame({ type: 'output', data: 'de', offset: 5 } as never);
+    // a reattach from offset 5: the server replays from there; an overlapping chunk is not applied again
+    c.frame({ type: 'replay-start', from: 5, truncated: false } as never);
+    c.frame({ type: 'output', data: 'de', offset: 5 } as never);
+    c.frame({ type: 'output', data: 'fg', offset: 7 } as never);
+    c.frame({ type: 'replay-end', offset: 7 } as never);
+    expect(out.join('')).toBe('abcdefg');
+    expect(c.offset).toBe(7);
+    c.frame({ type: 'exit', exitCode: 0 } as never);
+    expect(states).toEqual(['open', 'exited']);
+  });
+
+  it('says when the ring no longer held everything, and when the terminal is gone', () => {
+    const { c, out, states } = conn();
+    c.frame({ type: 'ready', sessionId: 'sh_2', offset: 0 } as never);
+    c.frame({ type: 'replay-start', from: 900, truncated: true } as never);
+    expect(out.join('')).toContain('older output was no longer kept');
+    c.frame({ type: 'error', status: 404, error: { code: 'SHELL_NOT_FOUND', message: 'gone' } } as never);
+    expect(states[states.length - 1]).toBe('failed');
+  });
+});
