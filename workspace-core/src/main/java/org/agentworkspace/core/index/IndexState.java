@@ -28,6 +28,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 
 import org.agentworkspace.core.index.Op.Chunk;
+import org.agentworkspace.core.json.JsonMappers;
 
 /**
  * What the parts of the {@link HistoryIndex} share: the store, the sessions the index knows, the queue of sessions to
@@ -57,7 +58,7 @@ final class IndexState {
     static final int MAX_TITLE = 200;
     static final Set<String> FILE_PROVIDERS = Set.of(HistoryProviders.CLAUDE, HistoryProviders.CODEX,
             HistoryProviders.GEMINI, HistoryProviders.QWEN);
-    static final ObjectMapper JSON = new ObjectMapper();
+    static final ObjectMapper JSON = JsonMappers.shared();
 
     final Store store;
     final ProjectRegistry registry;

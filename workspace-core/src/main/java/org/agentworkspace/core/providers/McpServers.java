@@ -23,6 +23,7 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import org.agentworkspace.api.ErrorCodes;
 import org.agentworkspace.api.WorkspaceException;
 import org.agentworkspace.core.secrets.SecretBox;
+import org.agentworkspace.core.json.JsonMappers;
 
 /**
  * MCP server entries in each CLI's own file and shape, the ones the CLIs' {@code mcp list} commands read:
@@ -51,7 +52,7 @@ import org.agentworkspace.core.secrets.SecretBox;
  * own and is not supported (400 {@code UNSUPPORTED_CAPABILITY}).
  */
 public final class McpServers {
-    private static final ObjectMapper PLAIN = new ObjectMapper();
+    private static final ObjectMapper PLAIN = JsonMappers.shared();
     private static final DefaultPrettyPrinter PRETTY = new DefaultPrettyPrinter()
             .withObjectIndenter(new DefaultIndenter("  ", "\n"))
             .withArrayIndenter(new DefaultIndenter("  ", "\n"))

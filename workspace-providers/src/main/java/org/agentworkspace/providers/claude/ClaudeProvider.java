@@ -25,7 +25,7 @@ public final class ClaudeProvider extends ProviderBase {
         super(ProviderId.CLAUDE.wireId(), "Claude Code", List.of("claude"), true);
     }
 
-    private static final ObjectMapper JSON = new ObjectMapper();
+    private static final ObjectMapper JSON = org.agentworkspace.providers.common.Json.mapper();
 
     @Override
     protected void build(RunSpec spec, LaunchContext ctx, Plan p) {
