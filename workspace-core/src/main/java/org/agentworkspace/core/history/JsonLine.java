@@ -31,6 +31,14 @@ import com.fasterxml.jackson.databind.node.TextNode;
  * {@link Json#parseObjectJackson} gives (same node classes, same key order, the last of duplicate keys in the place
  * of the first), and a line is rejected exactly when that path rejects it; the tests hold the two against each other.
  *
+ * <p>Why a copy of jackson-core's parsing rules rather than Jackson's streaming parser (issue #19 asks for the
+ * library unless a benchmark shows it misses a target; docs/benchmarks.md "Hand-copies kept"): parsing is a third of
+ * the readers' CPU in the first full read of the 2 GB benchmark history, whose target is full text within 15 s. With
+ * this class the first read took 15.0-16.4 s client-less in alternating runs against 16.3-17.1 s with the Jackson
+ * path (run 14, "parser only"), itself 26-37 % less time and 23-30 % less allocation per byte single-threaded
+ * ({@code JsonLineSpeed}); the target is met only on the faster machines even with it (runs 14-17). The Jackson path
+ * stays as {@link Json#parseObjectJackson}, the tests' oracle and the fallback for lines that are not plain UTF-8.
+ *
  * <p>What the Jackson path (jackson-core 2.22, the default factory with {@link Json}'s constraints) accepts, found by
  * probing it, and matched here:
  * <ul>
