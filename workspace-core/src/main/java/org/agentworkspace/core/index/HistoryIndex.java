@@ -25,7 +25,7 @@ import org.agentworkspace.core.index.IndexState.Known;
  * mtime match its stored row costs nothing, a new one is peeked at (head of the file only) and written in large
  * batches. Phase 2 (indexing): {@link #WORKERS} reader threads read each new or changed session from its stored
  * offset and hand its messages (long tool payloads clipped, completed from the file on page reads) and exact facts
- * to one writer thread, which stores them in transactions of up to {@link #TX_ROWS} rows and hands what it
+ * to one writer thread, which stores them in transactions of up to 5,000 rows and hands what it
  * committed to the full-text index ({@link FullText}: on SQLite a search file of its own, with a thread of its
  * own). A {@link HistoryWatcher} (JDK WatchService, 100 ms debounce) and a periodic size/mtime sweep keep the index
  * current. Routes read only the store (and, for searches, the search file).
@@ -198,7 +198,7 @@ public final class HistoryIndex implements AutoCloseable {
     }
 
     /**
-     * Waits until the first full read is over (the index is ready, {@link IndexStatus#st.readyAt()}) or the index is
+     * Waits until the first full read is over (the index is ready, {@link IndexStatus#readyAt()}) or the index is
      * closed; true when it is ready within {@code timeout}.
      */
     public boolean awaitReady(Duration timeout) throws InterruptedException {

@@ -152,7 +152,7 @@ final class IndexChanges {
 
     /**
      * Drops sessions not found by a full listing. At start-up this includes sessions of homes no longer configured;
-     * a sweep (which runs while the st.watcher adds sessions) drops a file session only when its file is gone.
+     * a sweep (which runs while the watcher adds sessions) drops a file session only when its file is gone.
      */
     void removeVanished(java.util.function.Predicate<Map.Entry<String, Known>> seen, boolean startup) {
         List<Known> gone = new ArrayList<>();
@@ -217,7 +217,7 @@ final class IndexChanges {
     // ------------------------------------------------------------------ keeping current
 
     /**
-     * A file changed on disk (st.watcher or sweep): learn about it and schedule a read. Returns the session as the index
+     * A file changed on disk (watcher or sweep): learn about it and schedule a read. Returns the session as the index
      * knows it (null when it could not be added).
      */
     Known fileChanged(SessionFile f, boolean priority) {
@@ -284,8 +284,8 @@ final class IndexChanges {
 
     /** Lists every history directory again and reads what changed (a backstop to the st.watcher). */
     void sweep() {
-        // while the first full read is under way the st.watcher reports changes; listing every file again then only
-        // takes CPU from the readers (without a st.watcher the sweep is the only way to see changes, so it runs)
+        // while the first full read is under way the watcher reports changes; listing every file again then only
+        // takes CPU from the readers (without a watcher the sweep is the only way to see changes, so it runs)
         if (st.closed || (st.readyAt == null && st.watcher != null)) {
             return;
         }

@@ -77,7 +77,7 @@ final class IndexReader {
 
     /**
      * A reader thread: takes sessions off the queue, reads each from its stored offset and hands what is to be
-     * written to the writer thread in chunks. Parsing runs on up to {@link #WORKERS} threads beside the one thread
+     * written to the writer thread in chunks. Parsing runs on up to {@link HistoryIndex#WORKERS} threads beside the one thread
      * that writes, so the store sees a single writer with large transactions.
      */
     void readLoop() {
@@ -123,7 +123,7 @@ final class IndexReader {
 
     /**
      * Reads the session and hands its writes, ending with its {@link Done}, to the writer (which releases the
-     * session from {@link #running} once they are stored). False when the index no longer knows the session.
+     * session from {@code running} once they are stored). False when the index no longer knows the session.
      */
     private boolean readSession(long key, SessionFile f) throws InterruptedException {
         Known kn = known.get(key(f.provider(), f.sessionId()));

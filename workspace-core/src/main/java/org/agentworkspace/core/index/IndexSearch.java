@@ -40,7 +40,7 @@ final class IndexSearch {
 
     /**
      * Full-text search over message text, best match first: SQLite FTS5 with bm25 over the newest
-     * {@link #RANK_CANDIDATES} matches, PostgreSQL {@code websearch_to_tsquery}/{@code ts_rank}. Every word of the
+     * {@link HistoryIndex#RANK_CANDIDATES} matches, PostgreSQL {@code websearch_to_tsquery}/{@code ts_rank}. Every word of the
      * query must match (words are letters, digits and {@code _}; other characters separate them).
      *
      * @param provider null for every provider
@@ -83,7 +83,7 @@ final class IndexSearch {
         FullText ft = st.fullText();
         if (ft == null) {
             throw new WorkspaceException.Unavailable(org.agentworkspace.api.ErrorCodes.STORE_UNAVAILABLE,
-                    "the search index is st.closed", null);
+                    "the search index is closed", null);
         }
         java.sql.Connection c;
         try {

@@ -72,7 +72,7 @@ final class IndexWriter {
     }
 
     /**
-     * The writer thread: stores the readers' chunks in transactions of up to {@link #TX_ROWS} rows, then updates
+     * The writer thread: stores the readers' chunks in transactions of up to {@link IndexState#TX_ROWS} rows, then updates
      * the in-memory state of the sessions whose reads it finished.
      */
     void writeLoop() {
