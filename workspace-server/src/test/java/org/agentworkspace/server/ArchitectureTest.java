@@ -70,6 +70,31 @@ class ArchitectureTest {
                 .check(classes);
     }
 
+    /**
+     * One JSON mapper factory: the engine's and the server's mappers come from {@code core.json.JsonMappers}, the
+     * provider adapters' (which depend on the API module only) from {@code providers.common.Json}. Nothing else
+     * constructs an {@code ObjectMapper} (or a subclass: {@code JsonMapper}, {@code TomlMapper}, a YAML mapper) or calls
+     * a mapper's {@code builder()}, so every mapper's configuration is found in one of the two. The testkit (test
+     * support, not shipped) is not held to it.
+     */
+    @Test
+    void onlyTheMapperFactoriesConstructObjectMappers() {
+        org.junit.jupiter.api.Assertions.assertTrue(classes.contain("org.agentworkspace.core.json.JsonMappers"));
+        com.tngtech.archunit.base.DescribedPredicate<com.tngtech.archunit.core.domain.JavaClass> mapper =
+                com.tngtech.archunit.base.DescribedPredicate.describe("a Jackson ObjectMapper",
+                        c -> c.isAssignableTo("com.fasterxml.jackson.databind.ObjectMapper"));
+        noClasses().that().doNotHaveFullyQualifiedName("org.agentworkspace.core.json.JsonMappers")
+                .and().doNotHaveFullyQualifiedName("org.agentworkspace.providers.common.Json")
+                .and().resideOutsideOfPackage("org.agentworkspace.testkit..")
+                .should().callConstructorWhere(com.tngtech.archunit.core.domain.JavaConstructorCall.Predicates
+                        .target(com.tngtech.archunit.core.domain.properties.HasOwner.Predicates.With.owner(mapper)))
+                .orShould().callMethodWhere(com.tngtech.archunit.core.domain.JavaCall.Predicates.target(
+                        com.tngtech.archunit.base.DescribedPredicate.describe("a mapper's builder()",
+                                (com.tngtech.archunit.core.domain.AccessTarget.CodeUnitCallTarget t) ->
+                                        t.getName().equals("builder") && mapper.test(t.getOwner()))))
+                .check(classes);
+    }
+
     @Test
     void libraryCodeNeverPrints() {
         noClasses().that().resideInAnyPackage("org.agentworkspace.api..", "org.agentworkspace.core..",

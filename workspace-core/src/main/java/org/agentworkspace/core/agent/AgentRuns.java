@@ -38,6 +38,7 @@ import org.agentworkspace.core.runs.RunHandle;
 import org.agentworkspace.core.runs.RunInfo;
 import org.agentworkspace.core.runs.RunRequest;
 import org.agentworkspace.core.providers.ProviderCredentialStore;
+import org.agentworkspace.core.json.JsonMappers;
 
 /**
  * Starts provider CLIs through the run engine: finds the binary through the provider SPI, builds the launch plan
@@ -67,7 +68,7 @@ public final class AgentRuns {
                     return size() > 10_000;
                 }
             });
-    private final ObjectMapper mapper = new ObjectMapper();
+    private final ObjectMapper mapper = JsonMappers.shared();
     private final EventJson events = new EventJson(mapper);
     private final PermissionRequests permissions;
 

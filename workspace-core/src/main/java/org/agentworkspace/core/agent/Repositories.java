@@ -27,6 +27,7 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 
 import org.agentworkspace.api.WorkspaceException;
 import org.agentworkspace.core.network.LazyHttpClient;
+import org.agentworkspace.core.json.JsonMappers;
 
 /**
  * Repositories for {@code githubUrl} runs: the URL check (before any connection), the clone, the branch push and
@@ -44,7 +45,7 @@ public final class Repositories {
 
     private final AgentSettings settings;
     private final Path cloneRoot;
-    private final ObjectMapper mapper = new ObjectMapper();
+    private final ObjectMapper mapper = JsonMappers.shared();
     private final LazyHttpClient http = new LazyHttpClient(() -> HttpClient.newBuilder()
             .followRedirects(HttpClient.Redirect.NEVER).connectTimeout(Duration.ofSeconds(10)).build());
     private final SecureRandom random = new SecureRandom();

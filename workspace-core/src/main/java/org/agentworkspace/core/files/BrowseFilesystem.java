@@ -107,7 +107,7 @@ public final class BrowseFilesystem {
             real = path.toRealPath();
         } catch (NoSuchFileException e) {
             // Only inside the roots may a caller learn that something does not exist.
-            if (!browsable(realOfDeepestExisting(path.normalize()))) {
+            if (!browsable(PathGuard.realOfDeepestExisting(path.normalize()))) {
                 throw notAllowed();
             }
             throw new WorkspaceException.NotFound(FileErrorCodes.FILE_NOT_FOUND, "the folder does not exist");
@@ -156,26 +156,6 @@ public final class BrowseFilesystem {
         Path parent = real.getParent();
         String parentText = parent != null && browsable(parent) ? parent.toString() : null;
         return new BrowseResult(real.toString(), parentText, entries);
-    }
-
-    /** The real path of the deepest existing ancestor of {@code p}, with the missing names appended. */
-    private static Path realOfDeepestExisting(Path p) {
-        Path existing = p;
-        Path rest = null;
-        while (existing != null) {
-            try {
-                Path real = existing.toRealPath();
-                return rest == null ? real : real.resolve(rest);
-            } catch (IOException e) {
-                Path name = existing.getFileName();
-                if (name == null) {
-                    return p;
-                }
-                rest = rest == null ? name : name.resolve(rest);
-                existing = existing.getParent();
-            }
-        }
-        return p;
     }
 
     private boolean browsable(Path real) {

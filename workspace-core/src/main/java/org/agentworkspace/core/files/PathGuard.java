@@ -184,4 +184,28 @@ public final class PathGuard {
         return new WorkspaceException.Validation(FileErrorCodes.NOT_A_DIRECTORY,
                 "a part of the path is a file, not a folder");
     }
+
+    /**
+     * The real path of the deepest existing ancestor of {@code p} (absolute), with the missing names appended: what
+     * {@code p} will be once created, for confinement checks of paths that do not exist yet. {@code p} itself when
+     * not even the root resolves.
+     */
+    public static Path realOfDeepestExisting(Path p) {
+        Path existing = p;
+        Path rest = null;
+        while (existing != null) {
+            try {
+                Path real = existing.toRealPath();
+                return rest == null ? real : real.resolve(rest);
+            } catch (IOException e) {
+                Path name = existing.getFileName();
+                if (name == null) {
+                    return p;
+                }
+                rest = rest == null ? name : name.resolve(rest);
+                existing = existing.getParent();
+            }
+        }
+        return p;
+    }
 }

@@ -17,6 +17,7 @@ import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 
 import org.agentworkspace.api.history.Usage;
+import org.agentworkspace.core.json.JsonMappers;
 
 /** Jackson helpers shared by the readers: selective parsing of one line, and lenient field access. */
 final class Json {
@@ -24,7 +25,7 @@ final class Json {
     static final JsonFactory FACTORY;
 
     static {
-        MAPPER = new ObjectMapper(newFactory());
+        MAPPER = JsonMappers.over(newFactory());
         FACTORY = MAPPER.getFactory();
     }
 

@@ -12,7 +12,8 @@ import java.util.List;
  * row 0. The inputs are what FTS5 uses: the number of rows and of tokens from the index's averages record, the
  * number of rows holding each term from the index, and each candidate's term frequencies and length in tokens
  * counted by {@link Snippets#termCounter} as the unicode61 tokenizer counts them. Lower is better, as in FTS5;
- * {@code Bm25Test} holds the scores against FTS5's {@code bm25()} over an index that keeps positions.
+ * {@code Bm25Test} holds the scores against FTS5's {@code bm25()} over an index that keeps positions. FTS5's own
+ * function needs an index with positions: kept for the benchmark named in {@link Snippets} (issue #19).
  */
 final class Bm25 {
     private static final double K1 = 1.2;

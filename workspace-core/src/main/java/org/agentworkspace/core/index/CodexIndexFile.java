@@ -11,10 +11,11 @@ import java.nio.file.StandardCopyOption;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import org.agentworkspace.core.json.JsonMappers;
 
 /** Removes a session's lines from codex's {@code session_index.jsonl} (rewritten through a temp file + rename). */
 final class CodexIndexFile {
-    private static final ObjectMapper JSON = new ObjectMapper();
+    private static final ObjectMapper JSON = JsonMappers.shared();
 
     private CodexIndexFile() {
     }

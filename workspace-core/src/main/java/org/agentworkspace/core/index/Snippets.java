@@ -9,6 +9,13 @@ import java.util.List;
  * the query is {@code '"w1" "w2" ...'} (an implicit AND of one phrase per word), computed in Java from the text
  * itself so that a contentless FTS5 table (where {@code snippet()} cannot read the text) gives the same snippets.
  *
+ * <p>Why not FTS5's own {@code snippet()} (issue #19; docs/benchmarks.md "Hand-copies kept"): it needs the text in
+ * the FTS5 table, and the search file is contentless and without positions so that it can be written by a thread
+ * of its own beside the store. Moving the full text there took the first full read of the 2 GB benchmark history
+ * from 22.6-23.8 s to 18.4-19.3 s (run 13, alternating), and {@code detail=none} from 18.7-19.1 s to 15.1-16.1 s
+ * (run 14), against a 15 s target that is met only on the faster machines; computing the 20 shown snippets here also
+ * made a common-word search 5 times faster (12.1-12.8 ms to 2.0-2.7 ms p50, run 13).
+ *
  * <p>It follows {@code fts5SnippetFunction} in SQLite's {@code ext/fts5/fts5_aux.c} step by step:
  * <ol>
  * <li>Every phrase instance (a word's tokens at consecutive positions) is listed by position, then by the

@@ -14,13 +14,14 @@ import org.agentworkspace.core.projects.ProjectRegistry;
 import org.agentworkspace.core.providers.InstallJobs;
 import org.agentworkspace.core.runs.RunEngine;
 import org.agentworkspace.core.store.Store;
+import org.agentworkspace.core.json.JsonMappers;
 
 /**
  * The production agent loop of one engine: {@link #jobs}, {@link #checkpoints}, {@link #reviews},
  * {@link #releasePolicy} and {@link #ciRepairPlans}. Built by {@code WorkspaceEngine}; the review queue observes the engine's runs from then on.
  */
 public final class AgentLoop {
-    private static final ObjectMapper JSON = new ObjectMapper();
+    private static final ObjectMapper JSON = JsonMappers.shared();
 
     private final RunEngine runs;
     private final BackgroundJobs jobs;

@@ -17,6 +17,7 @@ import org.agentworkspace.core.providers.InstallJob;
 import org.agentworkspace.core.providers.InstallJobs;
 import org.agentworkspace.core.runs.RunEngine;
 import org.agentworkspace.core.runs.RunInfo;
+import org.agentworkspace.core.json.JsonMappers;
 
 /**
  * What the engine is doing in the background, read from the components that do it: the run engine's queued and
@@ -27,7 +28,7 @@ import org.agentworkspace.core.runs.RunInfo;
 public final class BackgroundJobs {
     static final String INSTALL_PREFIX = "install-";
     static final String HISTORY_INDEX = "history-index";
-    private static final ObjectMapper JSON = new ObjectMapper();
+    private static final ObjectMapper JSON = JsonMappers.shared();
 
     private final RunEngine runs;
     private final InstallJobs installs;

@@ -18,6 +18,7 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 
 import org.agentworkspace.api.WorkspaceException;
 import org.agentworkspace.core.store.Store;
+import org.agentworkspace.core.json.JsonMappers;
 import org.jdbi.v3.core.JdbiException;
 
 /**
@@ -32,7 +33,7 @@ public final class ReleasePolicies {
     private static final Pattern SEMVER = Pattern.compile("(0|[1-9][0-9]{0,8})\\.(0|[1-9][0-9]{0,8})\\."
             + "(0|[1-9][0-9]{0,8})");
     private static final Pattern HHMM = Pattern.compile("([01][0-9]|2[0-3]):[0-5][0-9]");
-    private static final ObjectMapper JSON = new ObjectMapper();
+    private static final ObjectMapper JSON = JsonMappers.shared();
 
     private final Store store;
     private final Clock clock;

@@ -25,6 +25,7 @@ import org.agentworkspace.api.vcs.WorkingTreeState;
 import org.agentworkspace.core.runs.RunInfo;
 import org.agentworkspace.core.runs.RunObserver;
 import org.agentworkspace.core.store.Store;
+import org.agentworkspace.core.json.JsonMappers;
 import org.jdbi.v3.core.JdbiException;
 
 /**
@@ -41,7 +42,7 @@ public final class ReviewQueue implements RunObserver {
     static final Set<String> ROUTES = Set.of("automation", "task", "agent", CiRepairPlans.ROUTE);
     static final int MAX_NOTE = 2000;
     private static final int MAX_LIST = 200;
-    private static final ObjectMapper JSON = new ObjectMapper();
+    private static final ObjectMapper JSON = JsonMappers.shared();
     private static final String COLUMNS = "run_id, project_id, project_path, provider, route, task_id, user_id, "
             + "run_status, status, files_added, files_modified, files_deleted, before_ref, after_ref, note, "
             + "decided_by, decided_at, created_at, ended_at, before_commit, after_commit, record_changed";

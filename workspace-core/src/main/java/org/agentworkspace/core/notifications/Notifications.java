@@ -29,6 +29,7 @@ import org.agentworkspace.core.secrets.SecretBox;
 import org.agentworkspace.core.settings.NotificationPreferences;
 import org.agentworkspace.core.settings.UserSettings;
 import org.agentworkspace.core.store.Store;
+import org.agentworkspace.core.json.JsonMappers;
 
 /**
  * Notification delivery: the one place the engine raises a notification, checks the user's
@@ -67,7 +68,7 @@ public final class Notifications implements AutoCloseable {
     private final UserSettings settings;
     private final Clock clock;
     private final WebPush webPush;
-    private final ObjectMapper mapper = new ObjectMapper();
+    private final ObjectMapper mapper = JsonMappers.shared();
     private final Store store;
     /** Per user: signalled when this process adds one of their notifications. */
     private final Map<Long, Signal> signals = new ConcurrentHashMap<>();

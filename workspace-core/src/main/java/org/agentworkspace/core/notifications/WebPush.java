@@ -32,6 +32,7 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import org.agentworkspace.api.WorkspaceException;
 import org.agentworkspace.core.secrets.SecretBox;
 import org.agentworkspace.core.store.Store;
+import org.agentworkspace.core.json.JsonMappers;
 import org.jdbi.v3.core.JdbiException;
 
 /**
@@ -74,7 +75,7 @@ public final class WebPush implements AutoCloseable {
     private final SecretBox box;
     private final Clock clock;
     private final WebPushSettings settings;
-    private final ObjectMapper mapper = new ObjectMapper();
+    private final ObjectMapper mapper = JsonMappers.shared();
     private final SecureRandom random = new SecureRandom();
     /** Made at the first delivery: a JDK HTTP client (its TLS set-up) costs ~90 ms, too much for every start. */
     private HttpClient http;

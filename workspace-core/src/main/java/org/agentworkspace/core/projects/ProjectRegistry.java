@@ -183,7 +183,7 @@ public final class ProjectRegistry {
      */
     public QuickStart quickStart(String path, boolean create) {
         Path requested = absolute(path);
-        checkAllowed(realOfDeepestExisting(requested));
+        checkAllowed(PathGuard.realOfDeepestExisting(requested));
         boolean created = false;
         if (!Files.exists(requested)) {
             if (!create) {
@@ -218,7 +218,7 @@ public final class ProjectRegistry {
      * directory: the real path of its deepest existing ancestor, with the missing names appended, is checked.
      */
     public void checkLocation(Path dir) {
-        checkAllowed(realOfDeepestExisting(dir.toAbsolutePath().normalize()));
+        checkAllowed(PathGuard.realOfDeepestExisting(dir.toAbsolutePath().normalize()));
     }
 
     /**
@@ -453,23 +453,6 @@ public final class ProjectRegistry {
             throw invalid("give an absolute path");
         }
         return p.normalize();
-    }
-
-    /** The real path of the deepest existing ancestor of {@code p}, with the missing names appended. */
-    private static Path realOfDeepestExisting(Path p) {
-        Path existing = p;
-        Path rest = null;
-        while (existing != null) {
-            try {
-                Path real = existing.toRealPath();
-                return rest == null ? real : real.resolve(rest);
-            } catch (IOException e) {
-                Path name = existing.getFileName();
-                rest = rest == null ? name : name.resolve(rest);
-                existing = existing.getParent();
-            }
-        }
-        return p;
     }
 
     private void checkAllowed(Path real) {

@@ -13,6 +13,7 @@ import com.fasterxml.jackson.databind.json.JsonMapper;
 import com.fasterxml.jackson.dataformat.toml.TomlMapper;
 
 import org.agentworkspace.api.WorkspaceException;
+import org.agentworkspace.core.json.JsonMappers;
 
 /**
  * The formats of config files and how a write is validated: JSON must be one JSON object (comments and trailing
@@ -34,19 +35,19 @@ enum ConfigFormat {
         };
     }
 
-    private static final JsonMapper STRICT = JsonMapper.builder()
+    private static final JsonMapper STRICT = JsonMappers.builder()
             .enable(StreamReadFeature.STRICT_DUPLICATE_DETECTION)
             .enable(DeserializationFeature.FAIL_ON_TRAILING_TOKENS)
             .disable(StreamReadFeature.INCLUDE_SOURCE_IN_LOCATION)
             .build();
-    private static final JsonMapper COMMENTS = JsonMapper.builder()
+    private static final JsonMapper COMMENTS = JsonMappers.builder()
             .enable(StreamReadFeature.STRICT_DUPLICATE_DETECTION)
             .enable(DeserializationFeature.FAIL_ON_TRAILING_TOKENS)
             .enable(JsonReadFeature.ALLOW_JAVA_COMMENTS)
             .enable(JsonReadFeature.ALLOW_TRAILING_COMMA)
             .disable(StreamReadFeature.INCLUDE_SOURCE_IN_LOCATION)
             .build();
-    static final TomlMapper TOML_MAPPER = TomlMapper.builder()
+    static final TomlMapper TOML_MAPPER = JsonMappers.tomlBuilder()
             .disable(StreamReadFeature.INCLUDE_SOURCE_IN_LOCATION)
             .build();
     private static final Pattern ENV_LINE = Pattern.compile("(export\\s+)?[A-Za-z_][A-Za-z0-9_]*\\s*=.*");

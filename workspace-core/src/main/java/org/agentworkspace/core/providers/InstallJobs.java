@@ -30,6 +30,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 
 import org.agentworkspace.api.WorkspaceException;
 import org.agentworkspace.core.store.SecureFiles;
+import org.agentworkspace.core.json.JsonMappers;
 
 /**
  * npm install jobs into {@code <dataDir>/cli-bin} ({@code npm install --prefix <cli-bin> <package>@<version>}: no
@@ -49,7 +50,7 @@ public final class InstallJobs implements AutoCloseable {
     /** Events kept per job; a stream that resumes before the oldest kept one continues from there. */
     static final int MAX_EVENTS = 5000;
     private static final Pattern VERSION_SPEC = Pattern.compile("[0-9A-Za-z][0-9A-Za-z.+-]{0,63}");
-    private static final ObjectMapper JSON = new ObjectMapper();
+    private static final ObjectMapper JSON = JsonMappers.shared();
     private static final Duration VIEW_TIMEOUT = Duration.ofMinutes(2);
 
     /**

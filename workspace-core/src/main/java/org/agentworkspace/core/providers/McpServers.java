@@ -25,6 +25,7 @@ import org.agentworkspace.api.WorkspaceException;
 import org.agentworkspace.api.provider.ProviderDescriptor;
 import org.agentworkspace.api.provider.ProviderDescriptor.McpShape;
 import org.agentworkspace.core.secrets.SecretBox;
+import org.agentworkspace.core.json.JsonMappers;
 
 /**
  * MCP server entries in each CLI's own file and shape, the ones the CLIs' {@code mcp list} commands read:
@@ -53,7 +54,7 @@ import org.agentworkspace.core.secrets.SecretBox;
  * own and is not supported (400 {@code UNSUPPORTED_CAPABILITY}).
  */
 public final class McpServers {
-    private static final ObjectMapper PLAIN = new ObjectMapper();
+    private static final ObjectMapper PLAIN = JsonMappers.shared();
     private static final DefaultPrettyPrinter PRETTY = new DefaultPrettyPrinter()
             .withObjectIndenter(new DefaultIndenter("  ", "\n"))
             .withArrayIndenter(new DefaultIndenter("  ", "\n"))

@@ -24,6 +24,7 @@ import org.agentworkspace.api.provider.ProviderCredentials;
 import org.agentworkspace.api.provider.ProviderDescriptor;
 import org.agentworkspace.api.provider.ProviderDescriptor.ModelApi;
 import org.agentworkspace.core.network.LazyHttpClient;
+import org.agentworkspace.core.json.JsonMappers;
 
 /**
  * Model catalogs. Without a stored key a provider's catalog is its built-in list. With a stored key the catalog is
@@ -38,7 +39,7 @@ public final class ModelCatalog {
     public static final Duration FAILURE_TTL = Duration.ofMinutes(5);
     private static final Duration TIMEOUT = Duration.ofSeconds(15);
     private static final int MAX_PAGES = 10;
-    private static final ObjectMapper JSON = new ObjectMapper();
+    private static final ObjectMapper JSON = JsonMappers.shared();
 
     private final ProviderCredentialStore credentials;
     private final Clock clock;

@@ -23,6 +23,7 @@ import com.fasterxml.jackson.databind.json.JsonMapper;
 
 import org.agentworkspace.api.provider.LaunchContext;
 import org.agentworkspace.api.provider.ProviderDescriptor;
+import org.agentworkspace.core.json.JsonMappers;
 
 /**
  * Version probes and the per-provider rules for "authenticated". A version is probed once per binary file (path,
@@ -33,7 +34,7 @@ final class StatusProbe {
     static final Pattern VERSION = Pattern.compile("(\\d+\\.\\d+\\.\\d+(?:-[0-9A-Za-z.]+)?)");
     private static final Duration PROBE_TIMEOUT = Duration.ofSeconds(15);
     private static final Duration CURSOR_STATUS_TTL = Duration.ofSeconds(30);
-    static final JsonMapper LENIENT = JsonMapper.builder()
+    static final JsonMapper LENIENT = JsonMappers.builder()
             .enable(JsonReadFeature.ALLOW_JAVA_COMMENTS)
             .enable(JsonReadFeature.ALLOW_TRAILING_COMMA)
             .build();

@@ -10,10 +10,11 @@ import com.fasterxml.jackson.core.io.JsonStringEncoder;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import org.agentworkspace.core.json.JsonMappers;
 
 /** The JSON the engine writes and checks: payloads are always one JSON object. One instance per engine. */
 final class Json {
-    private final ObjectMapper mapper = new ObjectMapper();
+    private final ObjectMapper mapper = JsonMappers.shared();
     private final JsonFactory factory = mapper.getFactory();
 
     ObjectNode object() {

@@ -11,6 +11,7 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 
 import org.agentworkspace.api.WorkspaceException;
 import org.agentworkspace.core.store.Store;
+import org.agentworkspace.core.json.JsonMappers;
 import org.jdbi.v3.core.JdbiException;
 
 /**
@@ -19,7 +20,7 @@ import org.jdbi.v3.core.JdbiException;
  */
 public final class UserSettings {
     static final String NOTIFICATIONS = "notification-preferences";
-    private static final ObjectMapper JSON = new ObjectMapper();
+    private static final ObjectMapper JSON = JsonMappers.shared();
 
     private final Store store;
     private final Clock clock;

@@ -36,6 +36,12 @@ import java.util.zip.CRC32;
  * JVM, or when the platform is not one this class recognises with certainty (Linux with glibc or musl, macOS,
  * Windows, on x86-64 or AArch64; not Android): the driver then finds its library its own way. A directory that
  * cannot be written is not an error either: the driver's own extraction still works.
+ *
+ * <p>Why not the driver's own loading (issue #19; docs/benchmarks.md "Hand-copies kept"): the start-up benchmark
+ * ({@code bench/startup}, "What each step gave") measured the driver's per-start extraction at 1,116 ms to
+ * {@code /health} (1.74 s CPU) against 1,012 ms (1.69 s) with this class, alternating; the restart's complete project
+ * list, whose target is 1 s, took 0.69-1.38 s with it (the history benchmark's runs 12-16, over the target in
+ * several), so another ~100 ms would miss it more often. The driver's own loading remains the path whenever this class steps aside (see above).
  */
 public final class SqliteNative {
     private static final System.Logger LOG = System.getLogger(SqliteNative.class.getName());

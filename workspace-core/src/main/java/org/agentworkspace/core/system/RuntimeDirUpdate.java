@@ -32,6 +32,7 @@ import java.util.zip.ZipFile;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import org.agentworkspace.core.json.JsonMappers;
 
 /**
  * A {@code runtime-dir} update. Layout of the runtime directory (docs/system-update.md):
@@ -241,7 +242,7 @@ final class RuntimeDirUpdate {
     static Manifest parse(byte[] body, URI base) throws UpdateFailure {
         JsonNode root;
         try {
-            root = new ObjectMapper().readTree(body);
+            root = JsonMappers.shared().readTree(body);
         } catch (IOException e) {
             throw invalid("the manifest is not JSON");
         }

@@ -17,13 +17,14 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 
 import org.agentworkspace.api.WorkspaceException;
+import org.agentworkspace.core.json.JsonMappers;
 
 /**
  * When a task runs: {@link Once} at an instant, {@link Interval} every N seconds (at least {@code minInterval}) from
  * an optional start, or {@link Cron} by a five-field Unix cron expression in an IANA time zone.
  */
 public sealed interface Schedule {
-    ObjectMapper JSON = new ObjectMapper();
+    ObjectMapper JSON = JsonMappers.shared();
     CronParser UNIX = new CronParser(CronDefinitionBuilder.instanceDefinitionFor(CronType.UNIX));
 
     /** The first run strictly after {@code after}, or empty when there is none (a one-time schedule that passed). */

@@ -64,7 +64,7 @@ public final class ClaudeProvider extends ProviderBase {
         super(DESCRIPTOR, List.of("claude"), true);
     }
 
-    private static final ObjectMapper JSON = new ObjectMapper();
+    private static final ObjectMapper JSON = org.agentworkspace.providers.common.Json.mapper();
 
     @Override
     protected void build(RunSpec spec, LaunchContext ctx, Plan p) {

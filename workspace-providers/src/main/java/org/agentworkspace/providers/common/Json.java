@@ -8,10 +8,13 @@ import com.fasterxml.jackson.databind.ObjectReader;
 import com.fasterxml.jackson.databind.ObjectWriter;
 import com.fasterxml.jackson.databind.json.JsonMapper;
 
-/** Immutable JSON reader/writer and null-safe accessors for the adapters. */
+/**
+ * Immutable JSON reader/writer and null-safe accessors for the adapters, and their one source of Jackson mappers (the
+ * adapters do not depend on the engine's {@code JsonMappers}; ArchitectureTest holds both).
+ */
 public final class Json {
 
-    private static final JsonMapper MAPPER = JsonMapper.builder()
+    private static final JsonMapper MAPPER = builder()
             .enable(DeserializationFeature.FAIL_ON_TRAILING_TOKENS)
             .disable(StreamReadFeature.INCLUDE_SOURCE_IN_LOCATION)
             .build();
@@ -19,6 +22,16 @@ public final class Json {
     private static final ObjectWriter WRITER = MAPPER.writer();
 
     private Json() {
+    }
+
+    /** The adapters' shared mapper (never reconfigure it). */
+    public static JsonMapper mapper() {
+        return MAPPER;
+    }
+
+    /** A builder for a mapper with features of its own, built once and kept. */
+    public static JsonMapper.Builder builder() {
+        return JsonMapper.builder();
     }
 
     /** Parses one JSON document (the whole string). */

@@ -119,7 +119,7 @@ public final class GeminiProvider extends ProviderBase {
         p.env("GEMINI_CLI_NO_RELAUNCH", "true");
     }
 
-    private static final JsonMapper LENIENT = JsonMapper.builder()
+    private static final JsonMapper LENIENT = org.agentworkspace.providers.common.Json.builder()
             .enable(JsonReadFeature.ALLOW_JAVA_COMMENTS)
             .enable(JsonReadFeature.ALLOW_TRAILING_COMMA)
             .build();

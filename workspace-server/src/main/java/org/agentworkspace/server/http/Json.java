@@ -11,6 +11,7 @@ import com.fasterxml.jackson.databind.json.JsonMapper;
 
 import org.agentworkspace.api.ErrorCodes;
 import org.agentworkspace.api.WorkspaceException;
+import org.agentworkspace.core.json.JsonMappers;
 
 /**
  * The server's one JSON mapper. Request bodies must be a single JSON document (no trailing data, no duplicate keys,
@@ -30,7 +31,7 @@ public final class Json {
      */
     public Json(long maxStringLength) {
         int limit = (int) Math.min(Integer.MAX_VALUE - 16, Math.max(16L * 1024 * 1024, maxStringLength));
-        JsonMapper m = JsonMapper.builder()
+        JsonMapper m = JsonMappers.builder()
                 .enable(StreamReadFeature.STRICT_DUPLICATE_DETECTION)
                 .enable(DeserializationFeature.FAIL_ON_TRAILING_TOKENS)
                 .disable(DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES)

@@ -19,6 +19,7 @@ import java.util.zip.CRC32;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.dataformat.yaml.YAMLFactory;
+import org.agentworkspace.core.json.JsonMappers;
 
 /**
  * The OpenAPI 3.1 document (docs/openapi.yaml, bundled at build time), served as JSON at {@code /api/openapi.json}
@@ -62,7 +63,7 @@ public final class OpenApiDocument {
         if (Files.isRegularFile(copy)) {
             try {
                 byte[] json = Files.readAllBytes(copy);
-                JsonNode root = new ObjectMapper().readTree(json);
+                JsonNode root = JsonMappers.shared().readTree(json);
                 if (root != null && root.isObject() && root.has("paths")) {
                     return new OpenApiDocument(root, json, name, true);
                 }
@@ -131,8 +132,8 @@ public final class OpenApiDocument {
 
     private static OpenApiDocument fromYaml(byte[] yaml, String name) {
         try {
-            JsonNode root = new ObjectMapper(new YAMLFactory()).readTree(yaml);
-            return new OpenApiDocument(root, new ObjectMapper().writeValueAsBytes(root), name, false);
+            JsonNode root = JsonMappers.over(new YAMLFactory()).readTree(yaml);
+            return new OpenApiDocument(root, JsonMappers.shared().writeValueAsBytes(root), name, false);
         } catch (IOException e) {
             throw new IllegalStateException("the OpenAPI document cannot be read", e);
         }

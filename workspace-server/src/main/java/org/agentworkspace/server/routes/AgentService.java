@@ -39,6 +39,7 @@ import org.agentworkspace.server.http.ApiService;
 import org.agentworkspace.server.http.Call;
 import org.agentworkspace.server.http.Guard;
 import org.agentworkspace.server.http.RouteTable;
+import org.agentworkspace.core.json.JsonMappers;
 
 /**
  * {@code POST /api/agent}: the legacy one-shot run for CI (API key only). Validates everything first (errors are
@@ -52,7 +53,7 @@ public final class AgentService extends ApiService {
 
     private final AgentRuns runs;
     private final Repositories repos;
-    private final ObjectMapper mapper = new ObjectMapper();
+    private final ObjectMapper mapper = JsonMappers.shared();
     private final RunStreams streams;
     private final LongFunction<Optional<String>> storedToken;
     private final RunCallers callers;

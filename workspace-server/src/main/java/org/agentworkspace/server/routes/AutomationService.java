@@ -40,6 +40,7 @@ import org.agentworkspace.server.http.ApiService;
 import org.agentworkspace.server.http.Call;
 import org.agentworkspace.server.http.Guard;
 import org.agentworkspace.server.http.RouteTable;
+import org.agentworkspace.core.json.JsonMappers;
 
 /**
  * The maintained one-shot run: {@code POST /api/automation/run} queues a run and answers 202 at once; the run is
@@ -52,7 +53,7 @@ public final class AutomationService extends ApiService {
     private static final int MAX_PROMPT_CHARS = 200_000;
 
     private final AgentRuns runs;
-    private final ObjectMapper mapper = new ObjectMapper();
+    private final ObjectMapper mapper = JsonMappers.shared();
     private final RunStreams streams;
     private final RunCallers callers;
 

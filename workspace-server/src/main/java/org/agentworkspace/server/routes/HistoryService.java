@@ -24,6 +24,7 @@ public final class HistoryService extends ApiService {
 
     private final HistoryIndex history;
     private final java.util.function.BiPredicate<String, Long> ownsSession;
+    private final PageCache pages = new PageCache();
 
     /**
      * @param ownsSession whether a run of the account (the id) started or continued the CLI session (the id): a
@@ -54,8 +55,58 @@ public final class HistoryService extends ApiService {
                     "no such session among your runs' sessions (other conversations on this host are for "
                             + "administrators)");
         }
-        call.ok(Views.messagePage(history.messages(project, call.pathParam("sessionId"), provider(call), limit,
-                offset)));
+        String sessionId = call.pathParam("sessionId");
+        String provider = provider(call);
+        // read before the page: a page computed while the index moves on is stored under the older version
+        long version = history.version();
+        PageKey key = new PageKey(project, sessionId, provider, limit, offset);
+        byte[] bytes = pages.get(key, version);
+        if (bytes == null) {
+            bytes = call.serialize(Views.messagePage(history.messages(project, sessionId, provider, limit, offset)));
+            pages.put(key, version, bytes);
+        }
+        call.okJson(bytes);
+    }
+
+    private record PageKey(String project, String sessionId, String provider, int limit, int offset) {
+    }
+
+    /**
+     * Serialized message pages, valid while the index's {@link HistoryIndex#version()} stays where it was when they
+     * were computed (any stored change to any session moves it), least recently used first out, bounded by their
+     * bytes. A client re-reads the pages of an open conversation often: a warm page was a store query, the completion
+     * of clipped tool payloads, a map per message and ~180 KB of JSON (docs/benchmarks.md, "Message pages").
+     */
+    private static final class PageCache {
+        private static final long MAX_BYTES = 4L * 1024 * 1024;
+        private final java.util.LinkedHashMap<PageKey, byte[]> map = new java.util.LinkedHashMap<>(32, 0.75f, true);
+        private long version = Long.MIN_VALUE;
+        private long bytes;
+
+        synchronized byte[] get(PageKey key, long at) {
+            return at == version ? map.get(key) : null;
+        }
+
+        synchronized void put(PageKey key, long at, byte[] page) {
+            if (at != version) {
+                if (at < version) {
+                    return; // computed before a change that another request has seen already
+                }
+                map.clear();
+                bytes = 0;
+                version = at;
+            }
+            if (page.length > MAX_BYTES / 4) {
+                return;
+            }
+            byte[] old = map.put(key, page);
+            bytes += page.length - (old == null ? 0 : old.length);
+            var it = map.values().iterator();
+            while (bytes > MAX_BYTES && it.hasNext()) {
+                bytes -= it.next().length;
+                it.remove();
+            }
+        }
     }
 
     private void rename(Call call) {

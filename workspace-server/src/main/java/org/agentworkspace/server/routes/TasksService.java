@@ -36,6 +36,7 @@ import org.agentworkspace.server.http.ApiService;
 import org.agentworkspace.server.http.Call;
 import org.agentworkspace.server.http.Guard;
 import org.agentworkspace.server.http.RouteTable;
+import org.agentworkspace.core.json.JsonMappers;
 
 /**
  * Automation tasks ({@code /api/automation/tasks}, and the same routes under {@code /api/tasks}), the automation
@@ -65,7 +66,7 @@ public final class TasksService extends ApiService {
     private final ProjectRegistry projects;
     private final ProviderManagement providers;
     private final AutomationService automation;
-    private final ObjectMapper mapper = new ObjectMapper();
+    private final ObjectMapper mapper = JsonMappers.shared();
 
     public TasksService(Tasks tasks, AgentRuns runs, ProjectRegistry projects, ProviderManagement providers,
                         AutomationService automation, Guard guard, RouteTable table) {

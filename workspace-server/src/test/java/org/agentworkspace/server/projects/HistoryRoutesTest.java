@@ -161,7 +161,11 @@ class HistoryRoutesTest {
             assertTrue(seen);
             expect(s.put("/api/sessions/nope/rename", Map.of("title", "x"), bearer(admin)), 404, "SESSION_NOT_FOUND");
 
-            // an appended line shows up in the messages
+            // an appended line shows up in the messages, also in a page served before (pages are cached as bytes
+            // while the index stands still)
+            JsonNode before = expect(s.get(base + "&limit=1", "X-API-Key", reader), 200, null);
+            assertEquals(before, expect(s.get(base + "&limit=1", "X-API-Key", reader), 200, null));
+            assertFalse(before.path("messages").get(0).path("text").asText().equals("appended over http"));
             Path file = Files.list(home.resolve(".claude/projects")).flatMap(d -> {
                 try {
                     return Files.list(d);
@@ -191,6 +195,7 @@ class HistoryRoutesTest {
             expect(s.delete("/api/projects/" + name + "/sessions/" + sid + "?provider=claude", null, bearer(admin)),
                     200, null);
             assertFalse(Files.exists(file));
+            expect(s.get(base + "&limit=1", "X-API-Key", reader), 404, "SESSION_NOT_FOUND");
             expect(s.delete("/api/projects/" + name + "/sessions/" + sid, null, bearer(admin)), 404,
                     "SESSION_NOT_FOUND");
             expect(s.get("/api/projects/unknown-00000000/sessions", "X-API-Key", reader), 404, "PROJECT_NOT_FOUND");
