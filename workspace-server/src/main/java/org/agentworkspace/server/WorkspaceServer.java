@@ -15,11 +15,10 @@ import io.helidon.webserver.http.HttpRouting;
 import io.helidon.webserver.http1.Http1Config;
 
 import org.agentworkspace.api.ErrorCodes;
-import org.agentworkspace.api.provider.AgentProviders;
 import org.agentworkspace.core.WorkspaceEngine;
 import org.agentworkspace.api.vcs.GitCredentials;
+import org.agentworkspace.core.agent.AgentRunService;
 import org.agentworkspace.core.agent.AgentRuns;
-import org.agentworkspace.core.agent.AgentSettings;
 import org.agentworkspace.core.agent.Repositories;
 import org.agentworkspace.core.system.SystemUpdater;
 import org.agentworkspace.server.http.BuildInfo;
@@ -93,7 +92,7 @@ public final class WorkspaceServer implements AutoCloseable {
     /** What the routing needs, built once per server. */
     public record Context(WorkspaceEngine engine, ServerConfig config, Json json, SessionTokens tokens, Guard guard,
                           ErrorResponses errors, BuildInfo build, OpenApiDocument openApi, BrowseFilesystem browser,
-                          AgentRuns agentRuns, Repositories repositories, ChatEndpoint chat,
+                          AgentRunService runService, AgentRuns agentRuns, Repositories repositories, ChatEndpoint chat,
                           Map<String, String> env, SystemUpdater updater, ProcessExit exit) {
         public static Context create(WorkspaceEngine engine, ServerConfig config, Map<String, String> env) {
             return create(engine, config, env, ChatLimits.defaults());
@@ -119,17 +118,12 @@ public final class WorkspaceServer implements AutoCloseable {
             Guard guard = new Guard(engine.auth(), tokens, config, json, openApi.bodyFields());
             BrowseFilesystem browser = BrowseFilesystem.create(config.browseRoots(),
                     ServerConfig.home(env), config.fileLimits().maxEntries(), false);
-            // children inherit the allow-listed variables of the server's environment (PATH, HOME, ...): the one
-            // the engine was opened with, so runs see the same HOME as provider management (status, config files)
-            // projectId names a project of the registry; credentials come from the engine's store, per account;
-            // the project's folder must still lie where projects may (a run's working directory follows the roots)
-            AgentSettings agent = config.agent().withProjects(id -> engine.projects().lookup(id)
-                    .map(p -> engine.projects().checkWorkingDirectory(Path.of(p.path()))));
-            AgentRuns agentRuns = AgentRuns.create(engine.runs(), AgentProviders.load(), engine.config().dataDir(),
-                    env, agent, engine.providers().credentials());
-            engine.notifications().attach(agentRuns);
+            // the engine owns the run use cases (AgentRunService): provider defaults, projects, visibility, sessions,
+            // the scheduler; the server only hands it the operator's agent settings
+            AgentRunService runService = engine.agentRuns(config.agent());
+            AgentRuns agentRuns = runService.runs();
             return new Context(engine, config, json, tokens, guard, new ErrorResponses(json), BuildInfo.detect(env),
-                    openApi, browser, agentRuns,
+                    openApi, browser, runService, agentRuns,
                     new Repositories(config.agent(), engine.config().dataDir()),
                     new ChatEndpoint(new WsGate(guard), agentRuns, chatLimits, json.mapper()), Map.copyOf(env),
                     SystemUpdater.create(config.update().sourceDir() != null ? config.update()
@@ -144,7 +138,7 @@ public final class WorkspaceServer implements AutoCloseable {
      */
     public static RouteTable routing(HttpRouting.Builder routing, Context ctx) {
         RouteTable table = new RouteTable();
-        AutomationService automation = new AutomationService(ctx.agentRuns(), ctx.config(), ctx.engine().projects(),
+        AutomationService automation = new AutomationService(ctx.runService(), ctx.config(), ctx.engine().projects(),
                 ctx.guard(), table);
         routing.addFilter(Filters.hostCheck(ctx.config(), ctx.errors(), ctx.guard()));
         routing.addFilter(Filters.securityHeaders());
