@@ -125,7 +125,7 @@ public final class WorkspaceServer implements AutoCloseable {
             return new Context(engine, config, json, tokens, guard, new ErrorResponses(json), BuildInfo.detect(env),
                     openApi, browser, runService, agentRuns,
                     new Repositories(config.agent(), engine.config().dataDir()),
-                    new ChatEndpoint(new WsGate(guard), agentRuns, chatLimits, json.mapper()), Map.copyOf(env),
+                    new ChatEndpoint(new WsGate(guard), runService, chatLimits, json.mapper()), Map.copyOf(env),
                     SystemUpdater.create(config.update().sourceDir() != null ? config.update()
                             : config.update().withSourceDir(BuildInfo.checkoutRoot()), env), exit);
         }
@@ -149,9 +149,9 @@ public final class WorkspaceServer implements AutoCloseable {
                 new ApiKeyService(ctx.engine().auth().apiKeys(), ctx.guard(), table),
                 new UserService(ctx.engine().auth().accounts(), ctx.guard(), table),
                 new ProjectsService(ctx.engine().projects(), ctx.engine().history(), ctx.guard(), table),
-                new HistoryService(ctx.engine().history(), (sessionId, userId) -> ctx.chat()
-                        .latestRunOfSession(sessionId).filter(run -> ctx.agentRuns().metadata(run).path("userId")
-                                .asLong(-1) == userId).isPresent(), ctx.guard(), table),
+                new HistoryService(ctx.engine().history(), (sessionId, userId) -> ctx.runService()
+                        .latestOfSession(sessionId).filter(run -> run.owner().accountId() != null
+                                && run.owner().accountId() == userId).isPresent(), ctx.guard(), table),
                 new FilesService(ctx.engine().projects(), ctx.config().fileLimits(), ctx.config().maxFileBodyBytes(),
                         ctx.guard(), table),
                 new GitService(ctx.engine().projects(), ctx.engine().gitTokens(), ctx.config().vcsOptions(),
@@ -162,11 +162,11 @@ public final class WorkspaceServer implements AutoCloseable {
                 NetworkService.create(ctx.config(), ctx.env(), ctx.guard(), table),
                 new BrowseService(ctx.browser(), defaultBrowsePath(ctx.config(), ServerConfig.home(ctx.env())),
                         ctx.guard(), table),
-                new AgentService(ctx.agentRuns(), ctx.repositories(),
+                new AgentService(ctx.runService(), ctx.repositories(),
                         userId -> ctx.engine().gitTokens().credentials(userId).map(GitCredentials::token),
-                        ctx.config(), ctx.engine().projects(), ctx.chat()::latestRunOfSession, ctx.guard(), table),
+                        ctx.config(), ctx.engine().projects(), ctx.guard(), table),
                 automation,
-                new TasksService(ctx.engine().tasks(), ctx.agentRuns(), ctx.engine().projects(),
+                new TasksService(ctx.engine().tasks(), ctx.runService(), ctx.engine().projects(),
                         ctx.engine().providers(), automation, ctx.guard(), table),
                 new ShellService(new WsGate(ctx.guard()), ctx.guard(), table),
                 new ChatService(new WsGate(ctx.guard()), ctx.chat(), ctx.guard(), table),
@@ -174,7 +174,7 @@ public final class WorkspaceServer implements AutoCloseable {
                 new ProvidersService(ctx.engine().providers(), ctx.engine().auth(), ctx.json(), ctx.guard(), table),
                 new McpService(ctx.engine().providers().mcp(), ctx.guard(), table),
                 new RetiredWorkflowsService(ctx.guard(), table),
-                new org.agentworkspace.server.routes.AgentLoopService(ctx.engine().agentLoop(), ctx.agentRuns(),
+                new org.agentworkspace.server.routes.AgentLoopService(ctx.engine().agentLoop(), ctx.runService(),
                         ctx.guard(), table));
         WebApp web = WebApp.load();
         routing.any((req, res) -> {

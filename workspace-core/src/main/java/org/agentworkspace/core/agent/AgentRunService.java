@@ -54,7 +54,7 @@ public final class AgentRunService {
      * else {@link #DEFAULT_PROVIDER}.
      */
     public String provider(String requested) {
-        String id = requested == null || requested.isBlank() ? DEFAULT_PROVIDER : requested;
+        String id = requested == null ? DEFAULT_PROVIDER : requested;
         return runs.provider(id).id();
     }
 
