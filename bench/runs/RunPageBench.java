@@ -53,12 +53,18 @@ public class RunPageBench {
             AgentRuns agentRuns = AgentRuns.create(engine, AgentProviders.of(List.of()), tmp, Map.of(),
                     AgentSettings.defaults());
             RunPage.Query first = RunPage.Query.newest(200).visibleTo(7L);
-            // a cursor 20 pages deep
-            RunPage deep = engine.page(first);
-            for (int i = 0; i < 19 && deep.nextCursor() != null; i++) {
-                deep = engine.page(first.after(deep.nextCursor()));
+            // a cursor up to 20 pages deep (fewer when the list is shorter; the last full page then)
+            String deepCursor = engine.page(first).nextCursor();
+            int deepPage = 2;
+            while (deepPage < 21) {
+                RunPage next = engine.page(first.after(deepCursor));
+                if (next.nextCursor() == null || engine.page(first.after(next.nextCursor())).runs().size() < 200) {
+                    break;
+                }
+                deepCursor = next.nextCursor();
+                deepPage++;
             }
-            RunPage.Query deepQuery = first.after(deep.nextCursor());
+            RunPage.Query deepQuery = first.after(deepCursor);
             List<RunRecord> replayed = engine.page(first).runs();
 
             long[] pageFirst = new long[15];
@@ -93,7 +99,7 @@ public class RunPageBench {
             System.out.printf("entries read for one page of 200: %,d (stored outcome + log tails) vs %,d (replay)%n",
                     tailEntries, replayEntries);
             report("page 1 of 200 (SQL page + stored outcome + tails)", pageFirst);
-            report("page 21 of 200 (cursor)", pageDeep);
+            report("page " + deepPage + " of 200 (cursor)", pageDeep);
             report("the same 200 runs replayed (before)", replay);
         }
     }
