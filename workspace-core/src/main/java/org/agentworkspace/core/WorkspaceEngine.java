@@ -49,11 +49,14 @@ public final class WorkspaceEngine implements AutoCloseable {
     private final HistoryIndex history;
     private final Notifications notifications;
     private final org.agentworkspace.core.loop.AgentLoop agentLoop;
+    private final Map<String, String> environment;
+    private org.agentworkspace.core.agent.AgentRunService agentRunService;
 
     private WorkspaceEngine(EngineConfig config, Store store, byte[] signingSecret, SecretBox secretBox,
                             Map<String, String> environment) {
         long t0 = System.nanoTime();
         this.config = config;
+        this.environment = Map.copyOf(environment);
         this.store = store;
         this.signingSecret = signingSecret;
         this.auth = Authentication.create(store, config.clock(), config.auth());
@@ -297,6 +300,32 @@ public final class WorkspaceEngine implements AutoCloseable {
     /** The administrator's production agent loop: background jobs, checkpoints, review queue, release policy. */
     public org.agentworkspace.core.loop.AgentLoop agentLoop() {
         return agentLoop;
+    }
+
+    /**
+     * The run use cases ({@link org.agentworkspace.core.agent.AgentRunService}): built on the first call with these
+     * agent settings (binaries, provider environment, clone rules; the projects are this engine's registry, the
+     * credentials its store unless the settings name another source); later calls return the same service. Runs'
+     * children inherit the allow-listed variables of the environment the engine was opened with.
+     */
+    public synchronized org.agentworkspace.core.agent.AgentRunService agentRuns(
+            org.agentworkspace.core.agent.AgentSettings settings) {
+        if (agentRunService == null) {
+            // a run's working directory must still lie where projects may (it follows the roots)
+            org.agentworkspace.core.agent.AgentSettings agent = settings.withProjects(id -> projects.lookup(id)
+                    .map(p -> projects.checkWorkingDirectory(java.nio.file.Path.of(p.path()))));
+            org.agentworkspace.core.agent.AgentRuns launcher = org.agentworkspace.core.agent.AgentRuns.create(runs,
+                    providers.adapters(), config.dataDir(), environment, agent,
+                    providers.credentials());
+            notifications.attach(launcher);
+            agentRunService = org.agentworkspace.core.agent.AgentRunService.create(launcher, tasks);
+        }
+        return agentRunService;
+    }
+
+    /** {@link #agentRuns(org.agentworkspace.core.agent.AgentSettings)} with the default agent settings. */
+    public org.agentworkspace.core.agent.AgentRunService agentRuns() {
+        return agentRuns(org.agentworkspace.core.agent.AgentSettings.defaults());
     }
 
     public int schemaVersion() {

@@ -17,8 +17,8 @@ import io.helidon.webserver.http1.Http1Config;
 import org.agentworkspace.api.ErrorCodes;
 import org.agentworkspace.core.WorkspaceEngine;
 import org.agentworkspace.api.vcs.GitCredentials;
+import org.agentworkspace.core.agent.AgentRunService;
 import org.agentworkspace.core.agent.AgentRuns;
-import org.agentworkspace.core.agent.AgentSettings;
 import org.agentworkspace.core.agent.Repositories;
 import org.agentworkspace.core.system.SystemUpdater;
 import org.agentworkspace.server.http.BuildInfo;
@@ -91,7 +91,7 @@ public final class WorkspaceServer implements AutoCloseable {
     /** What the routing needs, built once per server. */
     public record Context(WorkspaceEngine engine, ServerConfig config, Json json, SessionTokens tokens, Guard guard,
                           ErrorResponses errors, BuildInfo build, OpenApiDocument openApi, BrowseFilesystem browser,
-                          AgentRuns agentRuns, Repositories repositories, ChatEndpoint chat,
+                          AgentRunService runService, AgentRuns agentRuns, Repositories repositories, ChatEndpoint chat,
                           Map<String, String> env, SystemUpdater updater, ProcessExit exit) {
         public static Context create(WorkspaceEngine engine, ServerConfig config, Map<String, String> env) {
             return create(engine, config, env, ChatLimits.defaults());
@@ -117,20 +117,14 @@ public final class WorkspaceServer implements AutoCloseable {
             Guard guard = new Guard(engine.auth(), tokens, config, json, openApi.bodyFields());
             BrowseFilesystem browser = BrowseFilesystem.create(config.browseRoots(),
                     ServerConfig.home(env), config.fileLimits().maxEntries(), false);
-            // children inherit the allow-listed variables of the server's environment (PATH, HOME, ...): the one
-            // the engine was opened with, so runs see the same HOME as provider management (status, config files)
-            // projectId names a project of the registry; credentials come from the engine's store, per account;
-            // the project's folder must still lie where projects may (a run's working directory follows the roots)
-            AgentSettings agent = config.agent().withProjects(id -> engine.projects().lookup(id)
-                    .map(p -> engine.projects().checkWorkingDirectory(Path.of(p.path()))));
-            // the engine's providers: ServiceLoader's, or the set the engine was given (EngineConfig.withProviders)
-            AgentRuns agentRuns = AgentRuns.create(engine.runs(), engine.providers().adapters(),
-                    engine.config().dataDir(), env, agent, engine.providers().credentials());
-            engine.notifications().attach(agentRuns);
+            // the engine owns the run use cases (AgentRunService): provider defaults, projects, visibility, sessions,
+            // the scheduler; the server only hands it the operator's agent settings
+            AgentRunService runService = engine.agentRuns(config.agent());
+            AgentRuns agentRuns = runService.runs();
             return new Context(engine, config, json, tokens, guard, new ErrorResponses(json), BuildInfo.detect(env),
-                    openApi, browser, agentRuns,
+                    openApi, browser, runService, agentRuns,
                     new Repositories(config.agent(), engine.config().dataDir()),
-                    new ChatEndpoint(new WsGate(guard), agentRuns, chatLimits, json.mapper()), Map.copyOf(env),
+                    new ChatEndpoint(new WsGate(guard), runService, chatLimits, json.mapper()), Map.copyOf(env),
                     SystemUpdater.create(config.update().sourceDir() != null ? config.update()
                             : config.update().withSourceDir(BuildInfo.checkoutRoot()), env), exit);
         }
@@ -143,7 +137,7 @@ public final class WorkspaceServer implements AutoCloseable {
      */
     public static RouteTable routing(HttpRouting.Builder routing, Context ctx) {
         RouteTable table = new RouteTable();
-        AutomationService automation = new AutomationService(ctx.agentRuns(), ctx.config(), ctx.engine().projects(),
+        AutomationService automation = new AutomationService(ctx.runService(), ctx.config(), ctx.engine().projects(),
                 ctx.guard(), table);
         routing.addFilter(Filters.hostCheck(ctx.config(), ctx.errors(), ctx.guard()));
         routing.addFilter(Filters.securityHeaders());
@@ -154,9 +148,9 @@ public final class WorkspaceServer implements AutoCloseable {
                 new ApiKeyService(ctx.engine().auth().apiKeys(), ctx.guard(), table),
                 new UserService(ctx.engine().auth().accounts(), ctx.guard(), table),
                 new ProjectsService(ctx.engine().projects(), ctx.engine().history(), ctx.guard(), table),
-                new HistoryService(ctx.engine().history(), (sessionId, userId) -> ctx.chat()
-                        .latestRunOfSession(sessionId).filter(run -> ctx.agentRuns().metadata(run).path("userId")
-                                .asLong(-1) == userId).isPresent(), ctx.guard(), table),
+                new HistoryService(ctx.engine().history(), (sessionId, userId) -> ctx.runService()
+                        .latestOfSession(sessionId).filter(run -> run.owner().accountId() != null
+                                && run.owner().accountId() == userId).isPresent(), ctx.guard(), table),
                 new FilesService(ctx.engine().projects(), ctx.config().fileLimits(), ctx.config().maxFileBodyBytes(),
                         ctx.guard(), table),
                 new GitService(ctx.engine().projects(), ctx.engine().gitTokens(), ctx.config().vcsOptions(),
@@ -167,11 +161,11 @@ public final class WorkspaceServer implements AutoCloseable {
                 NetworkService.create(ctx.config(), ctx.env(), ctx.guard(), table),
                 new BrowseService(ctx.browser(), defaultBrowsePath(ctx.config(), ServerConfig.home(ctx.env())),
                         ctx.guard(), table),
-                new AgentService(ctx.agentRuns(), ctx.repositories(),
+                new AgentService(ctx.runService(), ctx.repositories(),
                         userId -> ctx.engine().gitTokens().credentials(userId).map(GitCredentials::token),
-                        ctx.config(), ctx.engine().projects(), ctx.chat()::latestRunOfSession, ctx.guard(), table),
+                        ctx.config(), ctx.engine().projects(), ctx.guard(), table),
                 automation,
-                new TasksService(ctx.engine().tasks(), ctx.agentRuns(), ctx.engine().projects(),
+                new TasksService(ctx.engine().tasks(), ctx.runService(), ctx.engine().projects(),
                         ctx.engine().providers(), automation, ctx.guard(), table),
                 new ShellService(new WsGate(ctx.guard()), ctx.guard(), table),
                 new ChatService(new WsGate(ctx.guard()), ctx.chat(), ctx.guard(), table),
@@ -179,7 +173,7 @@ public final class WorkspaceServer implements AutoCloseable {
                 new ProvidersService(ctx.engine().providers(), ctx.engine().auth(), ctx.json(), ctx.guard(), table),
                 new McpService(ctx.engine().providers().mcp(), ctx.guard(), table),
                 new RetiredWorkflowsService(ctx.guard(), table),
-                new org.agentworkspace.server.routes.AgentLoopService(ctx.engine().agentLoop(), ctx.agentRuns(),
+                new org.agentworkspace.server.routes.AgentLoopService(ctx.engine().agentLoop(), ctx.runService(),
                         ctx.guard(), table));
         WebApp web = WebApp.load();
         routing.any((req, res) -> {

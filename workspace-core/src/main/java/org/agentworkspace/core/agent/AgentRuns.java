@@ -36,6 +36,9 @@ import org.agentworkspace.core.runs.RunEngine;
 import org.agentworkspace.core.runs.RunEntry;
 import org.agentworkspace.core.runs.RunHandle;
 import org.agentworkspace.core.runs.RunInfo;
+import org.agentworkspace.core.runs.RunOutcome;
+import org.agentworkspace.core.runs.RunRecord;
+import org.agentworkspace.core.runs.RunTail;
 import org.agentworkspace.core.runs.RunRequest;
 import org.agentworkspace.core.providers.ProviderCredentialStore;
 import org.agentworkspace.core.json.JsonMappers;
@@ -285,10 +288,64 @@ public final class AgentRuns {
     }
 
     /**
-     * Reads the run's stored log and sums it up. Reads what is committed now; a running run gives a partial
-     * summary.
+     * Sums the run up from its row's stored outcome (written as its events arrived) and the end of its log (the
+     * newest {@link #MAX_LOG_LINES} lines, read back from the end): the cost does not grow with the log. A run stored
+     * before outcomes were kept is replayed once and its outcome stored. Reads what is committed now; a running run
+     * gives a partial summary.
      */
     public RunSummary summary(RunInfo info) {
+        return engine.record(info.id()).map(this::summary).orElseGet(() -> replay(info));
+    }
+
+    /** As {@link #summary(RunInfo)} for a row already read (a page of a listing). */
+    public RunSummary summary(RunRecord record) {
+        RunInfo info = record.info();
+        RunOutcome o = record.outcome();
+        if (o == null) {
+            RunSummary replayed = replay(info);
+            if (info.status().terminal()) {
+                engine.storeOutcome(info.id(), outcomeOf(replayed));
+            }
+            return replayed;
+        }
+        RunTail tail = engine.tail(info.id(), MAX_LOG_LINES + 1);
+        List<RunEntry> newestFirst = tail.lines();
+        boolean truncated = newestFirst.size() > MAX_LOG_LINES;
+        ArrayList<RunSummary.LogLine> logs = new ArrayList<>(Math.min(newestFirst.size(), MAX_LOG_LINES));
+        for (int i = Math.min(newestFirst.size(), MAX_LOG_LINES) - 1; i >= 0; i--) {
+            logs.add(logLine(info, newestFirst.get(i)));
+        }
+        String text = o.resultText() != null && !o.resultText().isBlank() ? o.resultText() : o.lastText();
+        RunSummary.Usage usage = o.usage() == null ? null : new RunSummary.Usage(o.usage().input(),
+                o.usage().output(), o.usage().cacheRead(), o.usage().cacheWrite(), o.usage().cost());
+        RunSummary.ErrorInfo error = o.errorCode() == null ? null
+                : new RunSummary.ErrorInfo(o.errorCode(), redact(info, o.errorMessage()));
+        return new RunSummary(o.success(), o.sessionId(), text == null ? null : redact(info, text), usage, error,
+                tail.lastSeq(), logs, truncated);
+    }
+
+    /** What a replayed summary says, as the outcome the row keeps (the text is kept as the result). */
+    private static RunOutcome outcomeOf(RunSummary s) {
+        RunOutcome.Usage u = s.usage() == null ? null : new RunOutcome.Usage(s.usage().input(), s.usage().output(),
+                s.usage().cacheRead(), s.usage().cacheWrite(), s.usage().cost());
+        return new RunOutcome(s.success(), s.sessionId(), s.text(), null, u,
+                s.error() == null ? null : s.error().code(), s.error() == null ? null : s.error().message());
+    }
+
+    private RunSummary.LogLine logLine(RunInfo info, RunEntry e) {
+        JsonNode p = parse(e.payload());
+        String stream = e.kind() == EntryKind.NATIVE ? "stdout" : e.kind() == EntryKind.STDERR ? "stderr" : "system";
+        String text = e.kind() == EntryKind.NATIVE || e.kind() == EntryKind.STDERR
+                ? p.path("line").asText() : e.kind().wireName() + " " + e.payload();
+        text = redact(info, text);
+        if (text.length() > MAX_LOG_LINE_CHARS) {
+            text = text.substring(0, MAX_LOG_LINE_CHARS) + "…";
+        }
+        return new RunSummary.LogLine(e.seq(), e.at(), stream, text);
+    }
+
+    /** Reads the run's whole stored log and sums it up: for runs stored before their outcome was kept. */
+    private RunSummary replay(RunInfo info) {
         Boolean success = null;
         String sessionId = null;
         String resultText = null;

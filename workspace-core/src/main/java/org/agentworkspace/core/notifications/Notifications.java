@@ -24,6 +24,8 @@ import org.agentworkspace.core.agent.AgentRuns;
 import org.agentworkspace.core.agent.PermissionRequests;
 import org.agentworkspace.core.agent.RunSummary;
 import org.agentworkspace.core.runs.RunInfo;
+import org.agentworkspace.core.runs.RunOwner;
+import org.agentworkspace.core.runs.RunRecord;
 import org.agentworkspace.core.runs.RunStatus;
 import org.agentworkspace.core.secrets.SecretBox;
 import org.agentworkspace.core.settings.NotificationPreferences;
@@ -236,22 +238,23 @@ public final class Notifications implements AutoCloseable {
     }
 
     private void runEnded(AgentRuns runs, String runId) {
-        Optional<RunInfo> found = runs.engine().find(runId);
+        // the run's typed owner and stored outcome: one row and the end of its log, no replay
+        Optional<RunRecord> found = runs.engine().record(runId);
         if (found.isEmpty()) {
             return;
         }
-        RunInfo info = found.get();
-        JsonNode meta = runs.metadata(info);
-        long userId = meta.path("userId").asLong(-1);
-        if (userId < 0 || info.status() == RunStatus.CANCELLED || !info.status().terminal()) {
+        RunInfo info = found.get().info();
+        RunOwner owner = found.get().owner();
+        if (owner.accountId() == null || info.status() == RunStatus.CANCELLED || !info.status().terminal()) {
             return;
         }
-        RunSummary summary = runs.summary(info);
+        long userId = owner.accountId();
+        RunSummary summary = runs.summary(found.get());
         String provider = displayName(info.provider());
-        String project = meta.path("projectId").asText(null);
+        String project = owner.project();
         String where = project == null ? "" : " in " + project;
-        Context ctx = new Context(project, summary.sessionId() != null ? summary.sessionId()
-                : meta.path("resumeSessionId").asText(null), info.id());
+        Context ctx = new Context(project, summary.sessionId() != null ? summary.sessionId() : owner.sessionId(),
+                info.id());
         boolean ok = info.status() == RunStatus.SUCCEEDED && !Boolean.FALSE.equals(summary.success());
         if (ok) {
             String text = summary.text() == null || summary.text().isBlank() ? "The run ended." : summary.text();
@@ -267,23 +270,35 @@ public final class Notifications implements AutoCloseable {
     }
 
     private void permissionRequested(AgentRuns runs, PermissionRequests.Pending p) {
-        Optional<RunInfo> found = runs.engine().find(p.runId());
+        // the request's own log entry comes after the session event: once it is stored, so is the session the row
+        // keeps (the request is announced while its entry may still wait for the log writer)
+        if (p.seq() > 0) {
+            try (org.agentworkspace.core.runs.RunCursor c = runs.engine().follow(p.runId(), p.seq() - 1)) {
+                c.poll(java.time.Duration.ofSeconds(5));
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                return;
+            } catch (org.agentworkspace.api.WorkspaceException e) {
+                return;
+            }
+        }
+        Optional<RunRecord> found = runs.engine().record(p.runId());
         if (found.isEmpty()) {
             return;
         }
-        RunInfo info = found.get();
-        JsonNode meta = runs.metadata(info);
-        long userId = meta.path("userId").asLong(-1);
-        if (userId < 0) {
+        RunInfo info = found.get().info();
+        RunOwner owner = found.get().owner();
+        if (owner.accountId() == null) {
             return;
         }
-        String project = meta.path("projectId").asText(null);
-        RunSummary summary = runs.summary(info);
+        long userId = owner.accountId();
+        String project = owner.project();
+        RunSummary summary = runs.summary(found.get());
         String tool = p.toolName() == null || p.toolName().isBlank() ? "a tool" : p.toolName();
         raise(userId, NotificationKind.ACTION_REQUIRED, displayName(info.provider()) + " needs your permission",
                 "Allow " + tool + "? The request expires at " + p.expiresAt() + ".",
-                new Context(project, summary.sessionId() != null ? summary.sessionId()
-                        : meta.path("resumeSessionId").asText(null), info.id()));
+                new Context(project, summary.sessionId() != null ? summary.sessionId() : owner.sessionId(),
+                        info.id()));
     }
 
     private static String displayName(String provider) {

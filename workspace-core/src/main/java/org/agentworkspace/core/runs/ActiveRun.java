@@ -34,6 +34,8 @@ final class ActiveRun {
 
     final String id;
     final RunRequest request;
+    /** The outcome its events reported so far; touched by the log writer only. */
+    final OutcomeFold outcome;
     private final Consumer<ActiveRun> onEnded;
 
     private final ReentrantLock appendLock = new ReentrantLock();
@@ -66,6 +68,7 @@ final class ActiveRun {
      */
     ActiveRun(String id, RunRequest request, long nextSeq, Consumer<ActiveRun> onEnded) {
         this.id = id;
+        this.outcome = new OutcomeFold();
         this.request = request;
         this.nextSeq = nextSeq;
         this.onEnded = onEnded;

@@ -203,6 +203,50 @@ final class EventLog implements AutoCloseable {
                 updateRow(h, p.entry().runId(), p.change());
             }
         }
+        // the outcome its events reported goes into the run row with them: one update per run and batch at most
+        Map<ActiveRun, Boolean> changed = new LinkedHashMap<>();
+        for (Pending p : batch) {
+            if (p.entry().kind() == EntryKind.EVENT && p.run().outcome.apply(p.entry().payload(), json)) {
+                changed.put(p.run(), Boolean.TRUE);
+            }
+        }
+        for (ActiveRun run : changed.keySet()) {
+            run.outcome.takeChanged();
+            updateOutcome(h, run.id, run.outcome.outcome(), false);
+        }
+    }
+
+    private static void updateOutcome(Handle h, String runId, RunOutcome o, boolean markKnown) {
+        RunOutcome.Usage u = o.usage();
+        h.createUpdate("UPDATE runs SET success = :success, session_id = COALESCE(:session, session_id), "
+                        + "reported_session_id = :session, "
+                        + "result_text = :result, last_text = :last, usage_input = :ui, usage_output = :uo, "
+                        + "usage_cache_read = :ucr, usage_cache_write = :ucw, cost = :cost, error_code = :ec, "
+                        + "error_message = :em" + (markKnown ? ", outcome_known = 1" : "") + " WHERE id = :id")
+                .bind("success", o.success() == null ? null : (Integer) (o.success() ? 1 : 0))
+                .bind("session", o.sessionId())
+                .bind("result", o.resultText())
+                .bind("last", o.lastText())
+                .bind("ui", u == null ? null : (Long) u.input())
+                .bind("uo", u == null ? null : (Long) u.output())
+                .bind("ucr", u == null ? null : (Long) u.cacheRead())
+                .bind("ucw", u == null ? null : (Long) u.cacheWrite())
+                .bind("cost", u == null ? null : u.cost())
+                .bind("ec", o.errorCode())
+                .bind("em", o.errorMessage())
+                .bind("id", runId)
+                .execute();
+    }
+
+    /** Stores the outcome of a run from before V017, read once from its log; only for an ended run. */
+    void storeOutcome(String runId, RunOutcome outcome) {
+        store.write(h -> {
+            if (h.createQuery("SELECT status FROM runs WHERE id = :id").bind("id", runId).mapTo(String.class)
+                    .findOne().map(RunStatus::ofWireName).filter(RunStatus::terminal).isPresent()) {
+                updateOutcome(h, runId, outcome, true);
+            }
+            return null;
+        });
     }
 
     private static final int ROWS_PER_INSERT = 100;
@@ -315,12 +359,15 @@ final class EventLog implements AutoCloseable {
     }
 
     /** Writes the run row and its first entry ({@code queued}) in one transaction, outside the batch writer. */
-    void insertRun(RunInfo info, RunEntry first) {
+    void insertRun(RunInfo info, RunOwner owner, RunEntry first) {
         store.write(h -> {
-            h.createUpdate("INSERT INTO runs (id, provider, status, created_at, metadata) "
-                            + "VALUES (:id, :provider, :status, :created, :metadata)")
+            h.createUpdate("INSERT INTO runs (id, provider, status, created_at, metadata, account_id, project, "
+                            + "task_id, origin, session_id, outcome_known) VALUES (:id, :provider, :status, :created, "
+                            + ":metadata, :account, :project, :task, :origin, :session, 1)")
                     .bind("id", info.id()).bind("provider", info.provider()).bind("status", info.status().wireName())
                     .bind("created", info.createdAt().toEpochMilli()).bind("metadata", info.metadata())
+                    .bind("account", owner.accountId()).bind("project", owner.project())
+                    .bind("task", owner.taskId()).bind("origin", owner.origin()).bind("session", owner.sessionId())
                     .execute();
             h.createUpdate("INSERT INTO run_events (run_id, seq, kind, payload, created_at) "
                             + "VALUES (:run, :seq, :kind, :payload, :at)")
@@ -416,6 +463,113 @@ final class EventLog implements AutoCloseable {
 
     private static final String RUN_COLUMNS =
             "id, provider, status, created_at, started_at, finished_at, exit_code, reason, metadata";
+    private static final String RECORD_COLUMNS = RUN_COLUMNS + ", account_id, project, task_id, origin, session_id, "
+            + "outcome_known, success, result_text, last_text, usage_input, usage_output, usage_cache_read, "
+            + "usage_cache_write, cost, error_code, error_message, reported_session_id";
+
+    Optional<RunRecord> record(String runId) {
+        return store.read(h -> h.createQuery("SELECT " + RECORD_COLUMNS + " FROM runs WHERE id = :id")
+                .bind("id", runId).map((rs, ctx) -> runRecord(rs)).findOne());
+    }
+
+    /** One page, newest first, after the cursor's position; one more row is read to know whether a next exists. */
+    RunPage page(RunPage.Query q) {
+        StringBuilder sql = new StringBuilder("SELECT " + RECORD_COLUMNS + " FROM runs WHERE 1 = 1");
+        if (q.visibleTo() != null) {
+            sql.append(" AND account_id = :account");
+        }
+        if (q.project() != null) {
+            sql.append(" AND project = :project");
+        }
+        if (q.taskId() != null) {
+            sql.append(" AND task_id = :task");
+        }
+        if (q.sessionId() != null) {
+            sql.append(" AND session_id = :session");
+        }
+        if (q.provider() != null) {
+            sql.append(" AND provider = :provider");
+        }
+        if (!q.statuses().isEmpty()) {
+            sql.append(" AND status IN (<statuses>)");
+        }
+        RunPage.Position after = q.cursor() == null ? null : RunPage.decode(q.cursor());
+        if (after != null) {
+            sql.append(" AND (created_at < :at OR (created_at = :at AND id < :after))");
+        }
+        sql.append(" ORDER BY created_at DESC, id DESC LIMIT :n");
+        List<RunRecord> rows = store.read(h -> {
+            Query query = h.createQuery(sql.toString()).bind("n", q.limit() + 1);
+            if (q.visibleTo() != null) {
+                query.bind("account", q.visibleTo());
+            }
+            if (q.project() != null) {
+                query.bind("project", q.project());
+            }
+            if (q.taskId() != null) {
+                query.bind("task", q.taskId());
+            }
+            if (q.sessionId() != null) {
+                query.bind("session", q.sessionId());
+            }
+            if (q.provider() != null) {
+                query.bind("provider", q.provider());
+            }
+            if (!q.statuses().isEmpty()) {
+                query.bindList("statuses", q.statuses().stream().map(RunStatus::wireName).sorted().toList());
+            }
+            if (after != null) {
+                query.bind("at", after.createdAt()).bind("after", after.id());
+            }
+            return query.map((rs, ctx) -> runRecord(rs)).list();
+        });
+        if (rows.size() <= q.limit()) {
+            return new RunPage(rows, null);
+        }
+        List<RunRecord> page = rows.subList(0, q.limit());
+        return new RunPage(page, RunPage.encode(page.get(page.size() - 1).info()));
+    }
+
+    /**
+     * The newest {@code n} entries of a run that are not parsed events (its log lines and statuses), newest first,
+     * and the run's last seq: an index walk back from the end of the log, however long the log is.
+     */
+    RunTail tail(String runId, int n) {
+        return store.read(h -> {
+            List<RunEntry> lines = h.createQuery("SELECT seq, kind, payload, created_at FROM run_events "
+                            + "WHERE run_id = :id AND kind <> 'event' ORDER BY seq DESC LIMIT :n")
+                    .bind("id", runId).bind("n", n)
+                    .map((rs, ctx) -> new RunEntry(runId, rs.getLong(1), EntryKind.ofWireName(rs.getString(2)),
+                            rs.getString(3), Instant.ofEpochMilli(rs.getLong(4))))
+                    .list();
+            long last = h.createQuery("SELECT COALESCE(MAX(seq), 0) FROM run_events WHERE run_id = :id")
+                    .bind("id", runId).mapTo(Long.class).one();
+            return new RunTail(lines, last);
+        });
+    }
+
+    private static RunRecord runRecord(ResultSet rs) throws SQLException {
+        RunInfo info = runInfo(rs);
+        long account = rs.getLong(10);
+        Long accountId = rs.wasNull() ? null : account;
+        RunOwner owner = new RunOwner(accountId, rs.getString(11), rs.getString(12), rs.getString(13),
+                rs.getString(14));
+        boolean known = rs.getInt(15) == 1;
+        RunOutcome outcome = null;
+        if (known) {
+            int ok = rs.getInt(16);
+            Boolean success = rs.wasNull() ? null : ok == 1;
+            long in = rs.getLong(19);
+            boolean noUsage = rs.wasNull();
+            double cost = rs.getDouble(23);
+            Double costOrNull = rs.wasNull() ? null : cost;
+            RunOutcome.Usage usage = noUsage ? null
+                    : new RunOutcome.Usage(in, rs.getLong(20), rs.getLong(21), rs.getLong(22), costOrNull);
+            outcome = new RunOutcome(success, rs.getString(26), rs.getString(17), rs.getString(18), usage,
+                    rs.getString(24), rs.getString(25));
+        }
+        return new RunRecord(info, owner, outcome);
+    }
 
     private static RunInfo runInfo(ResultSet rs) throws SQLException {
         long started = rs.getLong(5);

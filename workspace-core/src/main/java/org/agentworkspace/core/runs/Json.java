@@ -35,7 +35,15 @@ final class Json {
         return b.append('}').toString();
     }
 
-    /** True when {@code text} is exactly one JSON object (nothing before or after it). */
+    /** The parsed object, or null when {@code text} is not JSON. */
+    JsonNode tree(String text) {
+        try {
+            return mapper.readTree(text);
+        } catch (IOException e) {
+            return null;
+        }
+    }
+
     /** The integral {@code userId} field of a JSON object, or -1 (none, not a number, not JSON). */
     long userId(String metadata) {
         try {
@@ -46,6 +54,7 @@ final class Json {
         }
     }
 
+    /** True when {@code text} is exactly one JSON object (nothing before or after it). */
     boolean isObject(String text) {
         if (text == null) {
             return false;

@@ -144,7 +144,9 @@ public final class RunEngine implements AutoCloseable {
                     request.metadata());
             RunEntry first = new RunEntry(id, 1, EntryKind.STATUS,
                     json.object().put("status", RunStatus.QUEUED.wireName()).toString(), now);
-            log.insertRun(info, first);
+            RunOwner owner = request.owner() != null ? request.owner()
+                    : RunOwner.fromMetadata(json.tree(request.metadata()));
+            log.insertRun(info, owner, first);
             ActiveRun run = new ActiveRun(id, request, 2, this::ended);
             active.put(id, run);
             run.committed(List.of(first), json);
@@ -316,6 +318,40 @@ public final class RunEngine implements AutoCloseable {
 
     public Optional<RunInfo> find(String runId) {
         return log.find(runId);
+    }
+
+    /** The stored run with its typed owner and stored outcome (one row; no log read). */
+    public Optional<RunRecord> record(String runId) {
+        return log.record(runId);
+    }
+
+    /**
+     * One page of runs, newest first, filtered in SQL (owner, project, task, session, provider, statuses) and
+     * keyset-paged; no log is read.
+     *
+     * @throws IllegalArgumentException the query's cursor is not one of {@link RunPage#nextCursor()}'s
+     */
+    public RunPage page(RunPage.Query query) {
+        return log.page(Objects.requireNonNull(query, "query"));
+    }
+
+    /**
+     * The newest {@code lines} log lines and statuses of a run (no parsed events), newest first, and its last seq,
+     * read back from the end of the log: the cost does not grow with the log.
+     */
+    public RunTail tail(String runId, int lines) {
+        if (lines < 1 || lines > 10_000) {
+            throw new IllegalArgumentException("lines must be 1..10000");
+        }
+        return log.tail(runId, lines);
+    }
+
+    /**
+     * Stores the outcome of an ended run stored before outcomes were kept (its {@link RunRecord#outcome()} is null),
+     * once its log was read; later reads take it from the row. Ignored for a run that has not ended.
+     */
+    public void storeOutcome(String runId, RunOutcome outcome) {
+        log.storeOutcome(runId, Objects.requireNonNull(outcome, "outcome"));
     }
 
     /** Runs, newest first. */

@@ -13,8 +13,12 @@ import java.util.regex.Pattern;
  * @param metadata a JSON object stored with the run (project path, session id, the route that started it …)
  * @param account  the account the run is charged to, for the per-account caps
  *                 ({@link RunSettings#maxQueuedPerAccount()}, {@link RunSettings#maxActivePerAccount()}); null: none
+ * @param owner    the typed owner stored in the run row's columns (visibility, the session index, filters); null:
+ *                 read from the metadata's {@code userId}, {@code projectId}, {@code taskId}, {@code route} and
+ *                 {@code resumeSessionId} ({@link RunOwner#fromMetadata})
  */
-public record RunRequest(String provider, ProcessSpec process, LineParser parser, String metadata, String account) {
+public record RunRequest(String provider, ProcessSpec process, LineParser parser, String metadata, String account,
+                         RunOwner owner) {
     private static final Pattern PROVIDER = Pattern.compile("[a-z0-9][a-z0-9._-]{0,63}");
 
     public RunRequest {
@@ -27,6 +31,11 @@ public record RunRequest(String provider, ProcessSpec process, LineParser parser
         }
     }
 
+    /** A run whose owner is read from its metadata. */
+    public RunRequest(String provider, ProcessSpec process, LineParser parser, String metadata, String account) {
+        this(provider, process, parser, metadata, account, null);
+    }
+
     /** A run charged to no account. */
     public RunRequest(String provider, ProcessSpec process, LineParser parser, String metadata) {
         this(provider, process, parser, metadata, null);
@@ -37,11 +46,16 @@ public record RunRequest(String provider, ProcessSpec process, LineParser parser
     }
 
     public RunRequest withMetadata(String json) {
-        return new RunRequest(provider, process, parser, json, account);
+        return new RunRequest(provider, process, parser, json, account, owner);
     }
 
     /** The same run charged to {@code id} (an account id). */
     public RunRequest withAccount(String id) {
-        return new RunRequest(provider, process, parser, metadata, id);
+        return new RunRequest(provider, process, parser, metadata, id, owner);
+    }
+
+    /** The same run with this typed owner. */
+    public RunRequest withOwner(RunOwner o) {
+        return new RunRequest(provider, process, parser, metadata, account, o);
     }
 }

@@ -47,13 +47,13 @@ public final class Store implements AutoCloseable {
      * order does not matter and numbers may have gaps (families land on separate branches). Never edit a released
      * one: add a new file.
      */
-    private static final List<String> MIGRATIONS = List.of(
+    static final List<String> MIGRATIONS = List.of(
             "V001__accounts.sql", "V002__projects.sql", "V003__runs.sql", "V004__history_index.sql",
             "V005__provider_credentials.sql", "V006__user_settings.sql", "V007__automation_tasks.sql",
             "V008__history_clipped_tools.sql", "V009__history_search_file.sql", "V010__agent_loop.sql",
             "V011__login_failures.sql", "V012__notifications.sql", "V013__web_push.sql",
             "V014__agent_loop_review_commits.sql", "V015__agent_loop_checkpoints.sql",
-            "V016__account_provider_credentials.sql");
+            "V016__account_provider_credentials.sql", "V017__run_ownership.sql");
     private static final Pattern MIGRATION_NAME = Pattern.compile("V(\\d{3,})__[a-z0-9_]+\\.sql");
     private static final long PG_MIGRATION_LOCK = 0x4157_5350L;
     /** Connections kept open between handles (more are opened when needed; see {@link IdleConnections}). */

@@ -276,6 +276,90 @@ abstract class AbstractRunStoreTest {
                 () -> ProcessSpec.of(List.of("x"), Map.of("A=B", "c"), tmp));
     }
 
+    /** Lines {@code KIND payload} of the script become unified events {@code {"kind":KIND,"data":payload}}. */
+    private static LineParser unified() {
+        return line -> {
+            int sp = line.indexOf(' ');
+            return sp < 0 || line.charAt(sp + 1) != '{' ? List.of() : List.of("{\"kind\":\"" + line.substring(0, sp) + "\",\"data\":"
+                    + line.substring(sp + 1) + "}");
+        };
+    }
+
+    @Test
+    void theOwnerIsTypedAndTheOutcomeIsStoredAsEventsArriveSoAPageReadsNoLog() throws Exception {
+        ProcessSpec spec = fx.script("outcome", """
+                echo 'session {"sessionId":"s-1"}'
+                echo 'text {"role":"user","text":"not me"}'
+                echo 'text {"role":"assistant","text":"first"}'
+                echo 'error {"code":"E1","message":"one"}'
+                echo 'error {"code":"E2","message":"two"}'
+                echo 'text-delta {"text":"x"}'
+                echo 'usage {"input":3,"output":4,"cacheRead":5,"cacheWrite":6,"cost":0.25}'
+                echo 'text {"role":"assistant","text":"last words"}'
+                echo 'completed {"success":true,"sessionId":"s-2","resultText":"the result"}'
+                echo 'a plain line'
+                """);
+        RunHandle run = engine.start(RunRequest.of("claude", spec, unified())
+                .withOwner(new RunOwner(42L, "web", "task-1", "task", "s-0")));
+        run.awaitCompletion(Duration.ofSeconds(20)).orElseThrow();
+        RunRecord r = engine.record(run.id()).orElseThrow();
+        assertEquals(new RunOwner(42L, "web", "task-1", "task", "s-2"), r.owner(), "the reported session replaces it");
+        assertEquals(new RunOutcome(true, "s-2", "the result", "last words",
+                new RunOutcome.Usage(3, 4, 5, 6, 0.25), "E1", "one"), r.outcome());
+        RunTail tail = engine.tail(run.id(), 3);
+        assertEquals(engine.lastSeq(run.id()), tail.lastSeq());
+        assertEquals(List.of(EntryKind.STATUS, EntryKind.NATIVE, EntryKind.NATIVE),
+                tail.lines().stream().map(RunEntry::kind).toList());
+        assertEquals("{\"line\":\"a plain line\"}", tail.lines().get(1).payload());
+
+        // a run without an owner of its own takes it from the metadata the routes have always written
+        RunHandle legacy = engine.start(RunRequest.of("codex", fx.script("quiet", "true"), LineParser.none())
+                .withMetadata("{\"userId\":7,\"projectId\":\"api\",\"route\":\"automation\"}"));
+        legacy.awaitCompletion(Duration.ofSeconds(20)).orElseThrow();
+        assertEquals(new RunOwner(7L, "api", null, "automation", null), engine.record(legacy.id()).orElseThrow().owner());
+        assertEquals(RunOutcome.EMPTY, engine.record(legacy.id()).orElseThrow().outcome());
+    }
+
+    @Test
+    void pagesAreFilteredInSqlAndTheCursorWalksThroughEveryRunOnce() throws Exception {
+        // rows as the engine writes them, many more than a page, two owners interleaved
+        store.write(h -> {
+            for (int i = 0; i < 45; i++) {
+                h.createUpdate("INSERT INTO runs (id, provider, status, created_at, metadata, account_id, project, "
+                                + "outcome_known) VALUES (:id, 'claude', :status, :at, '{}', :acc, :project, 1)")
+                        .bind("id", String.format("run_%03d", i)).bind("status", i % 5 == 0 ? "failed" : "succeeded")
+                        .bind("at", 1_000L + i / 2).bind("acc", i % 3 == 0 ? 1L : 2L)
+                        .bind("project", i % 2 == 0 ? "even" : "odd").execute();
+            }
+            return null;
+        });
+        List<String> seen = new ArrayList<>();
+        String cursor = null;
+        int pages = 0;
+        do {
+            RunPage.Query q = RunPage.Query.newest(4).visibleTo(2L);
+            RunPage page = engine.page(cursor == null ? q : q.after(cursor));
+            page.runs().forEach(r -> seen.add(r.info().id()));
+            page.runs().forEach(r -> assertEquals(2L, r.owner().accountId()));
+            cursor = page.nextCursor();
+            pages++;
+        } while (cursor != null);
+        List<String> expected = new ArrayList<>();
+        for (int i = 44; i >= 0; i--) {
+            if (i % 3 != 0) {
+                expected.add(String.format("run_%03d", i));
+            }
+        }
+        assertEquals(expected, seen, "newest first (created_at, then id), each once");
+        assertEquals(8, pages);
+        assertEquals(List.of("run_030", "run_000"), engine.page(RunPage.Query.newest(10).visibleTo(1L)
+                .withProject("even").withStatuses(Set.of(RunStatus.FAILED))).runs().stream()
+                .map(r -> r.info().id()).toList());
+        assertEquals(45, engine.page(RunPage.Query.newest(1000)).runs().size());
+        assertThrows(IllegalArgumentException.class, () -> RunPage.Query.newest(10).after("bm90IGEgY3Vyc29y"));
+        assertThrows(IllegalArgumentException.class, () -> RunPage.Query.newest(10).after("%%%"));
+    }
+
     @Test
     void theRetentionSweepDeletesEndedRunsByCountAndAgeButNeverLiveOnes() throws Exception {
         List<String> ended = new ArrayList<>();

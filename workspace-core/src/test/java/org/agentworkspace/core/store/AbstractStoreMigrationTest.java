@@ -50,6 +50,34 @@ abstract class AbstractStoreMigrationTest {
     }
 
     @Test
+    void v017BackfillsTypedRunOwnershipFromTheJsonMetadataAndTheSessionFromTheLog() {
+        List<String> before = Store.MIGRATIONS.stream().filter(n -> Store.version(n) < 17).toList();
+        try (Store s = Store.open(url, before)) {
+            s.write(h -> {
+                h.execute("INSERT INTO runs (id, provider, status, created_at, metadata) VALUES ('run_a', 'claude', "
+                        + "'succeeded', 1, '{\"userId\":7,\"projectId\":\"web\",\"taskId\":\"t1\",\"route\":\"task\"}')");
+                h.execute("INSERT INTO runs (id, provider, status, created_at, metadata) VALUES ('run_b', 'claude', "
+                        + "'failed', 2, '{\"userId\":\"not a number\",\"resumeSessionId\":\"s-old\"}')");
+                h.execute("INSERT INTO runs (id, provider, status, created_at, metadata) VALUES ('run_c', 'codex', "
+                        + "'failed', 3, '{\"route\":\"ws\",\"resumeSessionId\":\"s-old\"}')");
+                h.execute("INSERT INTO run_events (run_id, seq, kind, payload, created_at) VALUES ('run_a', 1, 'event', "
+                        + "'{\"kind\":\"session\",\"data\":{\"sessionId\":\"s-a\"}}', 1)");
+                h.execute("INSERT INTO run_events (run_id, seq, kind, payload, created_at) VALUES ('run_c', 1, 'event', "
+                        + "'{\"kind\":\"completed\",\"data\":{\"success\":true,\"sessionId\":\"s-c\"}}', 3)");
+                return null;
+            });
+        }
+        try (Store s = Store.open(url)) {
+            List<String> rows = s.read(h -> h.createQuery("SELECT id, account_id, project, task_id, origin, "
+                    + "session_id, outcome_known FROM runs ORDER BY id").map((rs, ctx) -> rs.getString(1) + "|"
+                    + rs.getString(2) + "|" + rs.getString(3) + "|" + rs.getString(4) + "|" + rs.getString(5)
+                    + "|" + rs.getString(6) + "|" + rs.getInt(7)).list());
+            assertEquals(List.of("run_a|7|web|t1|task|s-a|0", "run_b|null|null|null|null|s-old|0",
+                    "run_c|null|null|null|ws|s-c|0"), rows);
+        }
+    }
+
+    @Test
     void aGapIsAllowedAndFilledLaterInAscendingOrder() {
         try (Store s = Store.open(url, List.of("V903__gap_test_c.sql", "V001__accounts.sql", "V901__gap_test_a.sql"))) {
             assertEquals(List.of(1, 901, 903), versions(s));

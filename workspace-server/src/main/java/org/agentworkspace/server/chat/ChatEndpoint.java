@@ -29,6 +29,7 @@ import org.agentworkspace.api.WorkspaceException;
 import org.agentworkspace.api.provider.PermissionMode;
 import org.agentworkspace.core.agent.AgentErrorCodes;
 import org.agentworkspace.core.agent.AgentRunRequest;
+import org.agentworkspace.core.agent.AgentRunService;
 import org.agentworkspace.core.agent.AgentRuns;
 import org.agentworkspace.core.agent.PermissionRequests;
 import org.agentworkspace.core.runs.RunCursor;
@@ -65,6 +66,7 @@ public final class ChatEndpoint implements AutoCloseable {
     static final String SESSION_BUSY = "SESSION_BUSY";
 
     private final WsGate gate;
+    private final AgentRunService service;
     private final AgentRuns runs;
     private final ChatLimits limits;
     private final ObjectMapper json;
@@ -73,20 +75,18 @@ public final class ChatEndpoint implements AutoCloseable {
     private final AtomicLong slowConsumerCuts = new AtomicLong();
     private final ScheduledExecutorService timer;
 
-    public ChatEndpoint(WsGate gate, AgentRuns runs, ChatLimits limits, ObjectMapper json) {
+    public ChatEndpoint(WsGate gate, AgentRunService service, ChatLimits limits, ObjectMapper json) {
         this.gate = gate;
-        this.runs = runs;
+        this.service = service;
+        this.runs = service.runs();
         this.limits = limits;
         this.json = json;
-        this.sessions = new Sessions(runs, json);
+        this.sessions = new Sessions(service, json);
         this.timer = SocketPump.heartbeatTimer("chat");
     }
 
     /** A listener for one new socket. */
-    /**
-     * The newest run of a CLI session (known from this socket's turns, or found among the newest runs' logs), so
-     * {@code POST /api/agent} applies the same ownership rule to {@code sessionId}.
-     */
+    /** The newest run of a CLI session (the engine's session index). */
     public Optional<RunInfo> latestRunOfSession(String sessionId) {
         return sessions.latest(sessionId);
     }
@@ -157,7 +157,7 @@ public final class ChatEndpoint implements AutoCloseable {
 
     /** Whether the principal may see (and act on) the run: its starter or an administrator. */
     boolean visible(Principal p, RunInfo info) {
-        return p.user().admin() || runs.metadata(info).path("userId").asLong(-1) == p.user().id();
+        return runs.engine().record(info.id()).filter(r -> AgentRunService.visible(p.user(), r)).isPresent();
     }
 
     private final class Connection extends PumpedListener {
@@ -305,24 +305,14 @@ public final class ChatEndpoint implements AutoCloseable {
                         "permissionMode must be default, acceptEdits or bypassPermissions"));
             }
             if (sessionId != null) {
-                Optional<RunInfo> last = sessions.latest(sessionId);
-                // a session no run of this service started (found on disk) is resumed by administrators only
-                if (last.isPresent() ? !visible(principal, last.get()) : !principal.user().admin()) {
-                    throw new WorkspaceException.NotFound(SESSION_NOT_FOUND, "no such session");
-                }
-                if (last.isPresent() && !last.get().status().terminal()) {
-                    throw new WorkspaceException.Conflict(SESSION_BUSY,
-                            "the session has a running turn: wait for its complete frame or abort it");
-                }
+                // the engine's rule: the caller's own session (one found only on disk: administrators), not busy
+                service.continueSession(principal.user(), sessionId);
             }
             requireRoom();
-            Map<String, Object> meta = new HashMap<>();
-            meta.put("route", "ws");
-            meta.put("userId", principal.user().id());
-            meta.put("projectId", projectName);
-            meta.put("clientRequestId", clientRequestId);
-            RunHandle h = runs.start(new AgentRunRequest(provider, message, dir, text(m, "model"), sessionId, meta,
-                    mode, principal.user().id()));
+            Map<String, Object> extra = new HashMap<>();
+            extra.put("clientRequestId", clientRequestId);
+            RunHandle h = service.start(new AgentRunService.Start(principal.user().id(), "ws", provider, message, dir,
+                    projectName, null, text(m, "model"), sessionId, mode, extra));
             sessions.watch(h.id(), sessionId);
             RunInfo info = runs.engine().find(h.id()).orElseThrow();
             follow(info, 0, sessionId, clientRequestId);

@@ -9,33 +9,33 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 
+import org.agentworkspace.core.agent.AgentRunService;
 import org.agentworkspace.core.agent.AgentRuns;
 import org.agentworkspace.core.agent.RunSummary;
 import org.agentworkspace.core.runs.EntryKind;
 import org.agentworkspace.core.runs.RunCursor;
 import org.agentworkspace.core.runs.RunEntry;
 import org.agentworkspace.core.runs.RunInfo;
-import org.agentworkspace.core.runs.RunQuery;
 
 /**
  * Which run belongs to which CLI session, learned from the runs' logs ({@code session} events) and from turns that
  * continue a session. A session's latest run is the one {@code subscribe}/{@code abort} by {@code sessionId} name.
- * After a restart the index is rebuilt lazily: a session id not in memory is looked up among the newest 200 runs
- * (their {@code resumeSessionId}, then a {@code session} event among the first 50 entries of their logs).
+ * A session's newest run is the engine's session index (the runs' typed session column, written as their
+ * {@code session} events are stored), so it holds across restarts and for every run, however old.
  */
 final class Sessions {
     private static final System.Logger LOG = System.getLogger(Sessions.class.getName());
-    static final int LOOKUP_RUNS = 200;
-    static final int LOOKUP_ENTRIES = 50;
     static final int SCAN_ENTRIES = 200;
+    private final AgentRunService service;
     private final AgentRuns runs;
     private final ObjectMapper json;
     private final Map<String, String> sessionOfRun = new ConcurrentHashMap<>();
     private final Map<String, String> latestRunOfSession = new ConcurrentHashMap<>();
     private final Map<String, JsonNode> usageOfEndedRun = new ConcurrentHashMap<>();
 
-    Sessions(AgentRuns runs, ObjectMapper json) {
-        this.runs = runs;
+    Sessions(AgentRunService service, ObjectMapper json) {
+        this.service = service;
+        this.runs = service.runs();
         this.json = json;
     }
 
@@ -82,22 +82,14 @@ final class Sessions {
         return ib.get().createdAt().isBefore(ia.get().createdAt()) ? a : b;
     }
 
-    /** The session's newest run. */
+    /** The session's newest run: the engine's index, else one this endpoint started whose session is not stored yet. */
     Optional<RunInfo> latest(String sessionId) {
+        Optional<RunInfo> stored = service.latestOfSession(sessionId).map(org.agentworkspace.core.runs.RunRecord::info);
+        if (stored.isPresent()) {
+            return stored;
+        }
         String runId = latestRunOfSession.get(sessionId);
-        if (runId != null) {
-            return runs.engine().find(runId);
-        }
-        // bounded work for an id not in memory (after a restart): the newest runs, the first entries of each log
-        for (RunInfo info : runs.engine().list(RunQuery.newest().withLimit(LOOKUP_RUNS))) {
-            JsonNode meta = runs.metadata(info);
-            if (sessionId.equals(meta.path("resumeSessionId").asText(null))
-                    || sessionId.equals(sessionOf(info, LOOKUP_ENTRIES).orElse(null))) {
-                latestRunOfSession.putIfAbsent(sessionId, info.id());
-                return runs.engine().find(latestRunOfSession.get(sessionId));
-            }
-        }
-        return Optional.empty();
+        return runId == null ? Optional.empty() : runs.engine().find(runId);
     }
 
     /**

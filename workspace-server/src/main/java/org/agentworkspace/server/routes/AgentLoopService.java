@@ -16,7 +16,7 @@ import org.agentworkspace.api.vcs.TreeChanges;
 import java.nio.file.Path;
 
 import org.agentworkspace.core.agent.AgentErrorCodes;
-import org.agentworkspace.core.agent.AgentRunRequest;
+import org.agentworkspace.core.agent.AgentRunService;
 import org.agentworkspace.core.agent.AgentRuns;
 import org.agentworkspace.core.agent.RunSummary;
 import org.agentworkspace.core.loop.AgentLoop;
@@ -48,12 +48,14 @@ public final class AgentLoopService extends ApiService {
     private static final int DETAIL_CHANGES = 500;
 
     private final AgentLoop loop;
+    private final AgentRunService service;
     private final AgentRuns runs;
 
-    public AgentLoopService(AgentLoop loop, AgentRuns runs, Guard guard, RouteTable table) {
+    public AgentLoopService(AgentLoop loop, AgentRunService service, Guard guard, RouteTable table) {
         super("production agent loop", guard, table);
         this.loop = loop;
-        this.runs = runs;
+        this.service = service;
+        this.runs = service.runs();
     }
 
     @Override
@@ -282,8 +284,8 @@ public final class AgentLoopService extends ApiService {
         only(body, "projectId", "projectName", "ciLog", "failingJob", "agentType", "model");
         alsoNeeds(call, Scope.TASKS_WRITE, "a plan is drafted by an agent run");
         String project = project(body);
-        String agentType = Call.optionalString(body, "agentType").filter(s -> !s.isBlank()).orElse("claude");
-        runs.provider(agentType);
+        String agentType = service.provider(Call.optionalString(body, "agentType").filter(s -> !s.isBlank())
+                .orElse(null));
         String model = Call.optionalString(body, "model").filter(s -> !s.isBlank()).orElse(null);
         String failingJob = Call.optionalString(body, "failingJob").orElse(null);
         CiRepairPlans.Prompt prompt = CiRepairPlans.prompt(Call.optionalString(body, "ciLog").orElse(null),
@@ -292,15 +294,17 @@ public final class AgentLoopService extends ApiService {
                 AgentErrorCodes.PROJECT_NOT_FOUND, "no such project"));
         CiRepairPlans plans = loop.ciRepairPlans();
         String id = plans.newId();
-        Map<String, Object> meta = new LinkedHashMap<>();
-        meta.put("route", CiRepairPlans.ROUTE);
-        meta.put("userId", call.principal().user().id());
-        meta.put("projectId", project);
-        meta.put("planId", id);
-        RunHandle handle = runs.start(new AgentRunRequest(agentType, prompt.text(), dir, model, null, meta, null,
-                call.principal().user().id()));
-        CiRepairPlans.Plan p = plans.record(id, project, handle.id(), agentType, model, failingJob, prompt,
-                call.principal().user().username());
+        RunHandle handle = service.start(new AgentRunService.Start(call.principal().user().id(), CiRepairPlans.ROUTE,
+                agentType, prompt.text(), dir, project, null, model, null, null, Map.of("planId", id)));
+        CiRepairPlans.Plan p;
+        try {
+            p = plans.record(id, project, handle.id(), agentType, model, failingJob, prompt,
+                    call.principal().user().username());
+        } catch (RuntimeException e) {
+            // no plan without its run and no run without its plan: the run is stopped when the plan is not stored
+            runs.engine().cancel(handle.id());
+            throw e;
+        }
         call.send(Status.ACCEPTED_202, view(p, false));
     }
 

@@ -22,7 +22,7 @@ import org.agentworkspace.api.Principal;
 import org.agentworkspace.api.Scope;
 import org.agentworkspace.api.WorkspaceException;
 import org.agentworkspace.core.agent.AgentErrorCodes;
-import org.agentworkspace.core.agent.AgentRunRequest;
+import org.agentworkspace.core.agent.AgentRunService;
 import org.agentworkspace.core.agent.AgentRuns;
 import org.agentworkspace.core.agent.Repositories;
 import org.agentworkspace.core.agent.RunSummary;
@@ -51,28 +51,27 @@ public final class AgentService extends ApiService {
     private static final System.Logger LOG = System.getLogger(AgentService.class.getName());
     private static final Duration BUFFERED_WAIT = Duration.ofHours(3);
 
+    private final AgentRunService service;
     private final AgentRuns runs;
     private final Repositories repos;
     private final ObjectMapper mapper = JsonMappers.shared();
     private final RunStreams streams;
     private final LongFunction<Optional<String>> storedToken;
     private final RunCallers callers;
-    private final Function<String, Optional<RunInfo>> sessionRuns;
 
     /**
      * @param storedToken the user's stored git token (used when the request has no {@code githubToken})
-     * @param sessionRuns the newest run of a CLI session (the chat socket's session index)
      */
-    public AgentService(AgentRuns runs, Repositories repos, LongFunction<Optional<String>> storedToken,
-                        ServerConfig config, ProjectRegistry projects, Function<String, Optional<RunInfo>> sessionRuns,
-                        Guard guard, RouteTable table) {
+    public AgentService(AgentRunService service, Repositories repos, LongFunction<Optional<String>> storedToken,
+                        ServerConfig config, ProjectRegistry projects, Guard guard, RouteTable table) {
         super("agent", guard, table);
+        this.service = service;
+        AgentRuns runs = service.runs();
         this.runs = runs;
         this.repos = repos;
         this.storedToken = storedToken;
         this.streams = new RunStreams(mapper, runs);
         this.callers = new RunCallers(runs, config, projects);
-        this.sessionRuns = sessionRuns;
     }
 
     @Override
@@ -96,8 +95,8 @@ public final class AgentService extends ApiService {
         if (message.isBlank()) {
             throw WorkspaceException.Validation.of("message must not be blank");
         }
-        String provider = Call.optionalString(body, "provider").orElse("claude").strip().toLowerCase(Locale.ROOT);
-        runs.provider(provider);
+        String provider = service.provider(Call.optionalString(body, "provider")
+                .map(p -> p.strip().toLowerCase(Locale.ROOT)).orElse(null));
         Optional<String> path = Call.optionalString(body, "projectPath").filter(s -> !s.isBlank());
         Optional<String> url = Call.optionalString(body, "githubUrl").filter(s -> !s.isBlank());
         if (path.isEmpty() && url.isEmpty()) {
@@ -141,8 +140,7 @@ public final class AgentService extends ApiService {
         Principal principal = call.principal();
         if (parsed.sessionId() != null && !principal.user().admin()) {
             // a CLI session on this host is resumed only by the account whose run started or continued it
-            Optional<RunInfo> last = sessionRuns.apply(parsed.sessionId());
-            if (last.isEmpty() || runs.metadata(last.get()).path("userId").asLong(-1) != principal.user().id()) {
+            if (!service.ownsSession(principal.user(), parsed.sessionId())) {
                 throw new WorkspaceException.NotFound(HistoryErrorCodes.SESSION_NOT_FOUND,
                         "no session " + parsed.sessionId().replaceAll("\\p{Cntrl}", "?")
                                 + " was started by your runs; resume only your own sessions");
@@ -173,12 +171,10 @@ public final class AgentService extends ApiService {
                 throw new WorkspaceException.Validation(AgentErrorCodes.GIT_TOKEN_REQUIRED,
                         "createPR needs githubToken or a stored git token");
             }
-            Map<String, Object> meta = new LinkedHashMap<>();
-            meta.put("route", "agent");
-            meta.put("userId", principal.user().id());
-            req.githubUrl().ifPresent(u -> meta.put("githubUrl", u.display()));
-            RunHandle handle = runs.start(new AgentRunRequest(req.provider(), req.message(), project, req.model(),
-                    req.sessionId(), meta, null, principal.user().id()));
+            Map<String, Object> extra = new LinkedHashMap<>();
+            req.githubUrl().ifPresent(u -> extra.put("githubUrl", u.display()));
+            RunHandle handle = service.start(new AgentRunService.Start(principal.user().id(), "agent", req.provider(),
+                    req.message(), project, null, null, req.model(), req.sessionId(), null, extra));
             if (req.stream()) {
                 stream(call, req, handle, project, ndjson);
             } else {

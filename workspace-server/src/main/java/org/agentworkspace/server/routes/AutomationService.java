@@ -4,7 +4,6 @@ import java.io.UncheckedIOException;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.EnumSet;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
@@ -20,11 +19,9 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.helidon.http.HeaderNames;
 import io.helidon.http.Status;
 
-import org.agentworkspace.api.Principal;
 import org.agentworkspace.api.Scope;
 import org.agentworkspace.api.WorkspaceException;
-import org.agentworkspace.core.agent.AgentErrorCodes;
-import org.agentworkspace.core.agent.AgentRunRequest;
+import org.agentworkspace.core.agent.AgentRunService;
 import org.agentworkspace.core.agent.AgentRuns;
 import org.agentworkspace.core.agent.RunSummary;
 import org.agentworkspace.core.projects.ProjectRegistry;
@@ -32,7 +29,8 @@ import org.agentworkspace.core.runs.RunCursor;
 import org.agentworkspace.core.runs.RunEntry;
 import org.agentworkspace.core.runs.RunHandle;
 import org.agentworkspace.core.runs.RunInfo;
-import org.agentworkspace.core.runs.RunQuery;
+import org.agentworkspace.core.runs.RunPage;
+import org.agentworkspace.core.runs.RunRecord;
 import org.agentworkspace.core.runs.RunStatus;
 import org.agentworkspace.server.ServerConfig;
 import org.agentworkspace.server.http.Access;
@@ -52,14 +50,20 @@ public final class AutomationService extends ApiService {
     private static final Pattern MARKER = Pattern.compile("^\\s*\\[agent:([A-Za-z0-9_-]{1,32})\\]\\s*");
     private static final int MAX_PROMPT_CHARS = 200_000;
 
+    /** The response header that carries the next page's cursor (the body stays the array it always was). */
+    static final String NEXT_CURSOR = "X-Next-Cursor";
+
+    private final AgentRunService service;
     private final AgentRuns runs;
     private final ObjectMapper mapper = JsonMappers.shared();
     private final RunStreams streams;
     private final RunCallers callers;
 
-    public AutomationService(AgentRuns runs, ServerConfig config, ProjectRegistry projects, Guard guard,
+    public AutomationService(AgentRunService service, ServerConfig config, ProjectRegistry projects, Guard guard,
                              RouteTable table) {
         super("automation", guard, table);
+        this.service = service;
+        AgentRuns runs = service.runs();
         this.runs = runs;
         this.streams = new RunStreams(mapper, runs);
         this.callers = new RunCallers(runs, config, projects);
@@ -93,8 +97,7 @@ public final class AutomationService extends ApiService {
         if (prompt.length() > MAX_PROMPT_CHARS) {
             throw WorkspaceException.Validation.of("prompt is longer than " + MAX_PROMPT_CHARS + " characters");
         }
-        String provider = agentType.orElse("claude");
-        runs.provider(provider);
+        String provider = service.provider(agentType.orElse(null));
         Optional<String> projectId = Call.optionalString(body, "projectId").filter(s -> !s.isBlank());
         Optional<String> projectPath = Call.optionalString(body, "projectPath").filter(s -> !s.isBlank());
         String model = Call.optionalString(body, "model").filter(s -> !s.isBlank()).orElse(null);
@@ -102,22 +105,21 @@ public final class AutomationService extends ApiService {
         if (projectPath.isPresent()) {
             dir = callers.projectPath(call, projectPath.get(), false);
         } else if (projectId.isPresent()) {
-            dir = runs.settings().projects().find(projectId.get()).orElseThrow(() ->
-                    new WorkspaceException.NotFound(AgentErrorCodes.PROJECT_NOT_FOUND, "no project named '"
-                            + projectId.get().replaceAll("\\p{Cntrl}", "?") + "'; GET /api/projects lists them"));
+            dir = service.project(projectId.get());
         } else {
             throw WorkspaceException.Validation.of("projectId is required");
         }
-        Map<String, Object> meta = new LinkedHashMap<>();
-        meta.put("route", "automation");
-        meta.put("userId", call.principal().user().id());
-        meta.put("projectId", projectId.orElse(null));
-        RunHandle handle = runs.start(new AgentRunRequest(provider, prompt, dir, model, null, meta, null,
-                call.principal().user().id()));
-        RunInfo info = handle.info();
-        call.send(Status.ACCEPTED_202, view(info, runs.summary(info)));
+        RunHandle handle = service.start(new AgentRunService.Start(call.principal().user().id(), "automation",
+                provider, prompt, dir, projectId.orElse(null), null, model, null, null, Map.of()));
+        RunRecord run = service.find(call.principal().user(), handle.id());
+        call.send(Status.ACCEPTED_202, view(run.info(), service.summary(run)));
     }
 
+    /**
+     * Newest first, filtered and paged in SQL (the caller's own runs, or every run for an administrator); each run's
+     * outcome is stored in its row and its logs are read back from the end, so no run's log is replayed. The next
+     * page's opaque cursor is in the {@value #NEXT_CURSOR} header (absent on the last page).
+     */
     private void list(Call call) {
         int limit = call.query("limit").map(s -> {
             try {
@@ -129,29 +131,30 @@ public final class AutomationService extends ApiService {
         if (limit < 1 || limit > 200) {
             throw WorkspaceException.Validation.of("limit must be 1-200");
         }
-        RunQuery q = RunQuery.newest().withLimit(1000);
+        RunPage.Query q = RunPage.Query.newest(limit);
         Optional<String> status = call.query("status");
         if (status.isPresent()) {
             q = q.withStatuses(EnumSet.of(parseStatus(status.get())));
         }
         Optional<String> projectId = call.query("projectId");
-        List<ObjectNode> out = new ArrayList<>();
-        for (RunInfo info : runs.engine().list(q)) {
-            if (out.size() >= limit) {
-                break;
-            }
-            JsonNode meta = runs.metadata(info);
-            if (!visible(call.principal(), meta)) {
-                continue;
-            }
-            if (projectId.isPresent() && !projectId.get().equals(meta.path("projectId").asText(null))) {
-                continue;
-            }
-            Optional<String> taskId = call.query("taskId");
-            if (taskId.isPresent() && !taskId.get().equals(meta.path("taskId").asText(null))) {
-                continue;
-            }
-            out.add(view(info, runs.summary(info)));
+        if (projectId.isPresent()) {
+            q = q.withProject(projectId.get());
+        }
+        Optional<String> taskId = call.query("taskId");
+        if (taskId.isPresent()) {
+            q = q.withTask(taskId.get());
+        }
+        Optional<String> cursor = call.query("cursor");
+        if (cursor.isPresent()) {
+            q = AgentRunService.after(q, cursor.get());
+        }
+        RunPage page = service.page(call.principal().user(), q);
+        List<ObjectNode> out = new ArrayList<>(page.runs().size());
+        for (RunRecord run : page.runs()) {
+            out.add(view(run.info(), service.summary(run)));
+        }
+        if (page.nextCursor() != null) {
+            call.response().header(HeaderNames.create(NEXT_CURSOR), page.nextCursor());
         }
         call.ok(out);
     }
@@ -173,34 +176,17 @@ public final class AutomationService extends ApiService {
     }
 
     private RunInfo owned(Call call) {
-        String id = call.request().path().pathParameters().get("runId");
-        RunInfo info = runs.engine().find(id).orElseThrow(AutomationService::notFound);
-        if (!visible(call.principal(), runs.metadata(info))) {
-            throw notFound();
-        }
-        return info;
-    }
-
-    private static boolean visible(Principal p, JsonNode meta) {
-        return p.user().admin() || meta.path("userId").asLong(-1) == p.user().id();
-    }
-
-    private static WorkspaceException notFound() {
-        return new WorkspaceException.NotFound(AgentErrorCodes.RUN_NOT_FOUND, "no such run");
+        return service.find(call.principal().user(), call.pathParam("runId")).info();
     }
 
     private void get(Call call) {
-        RunInfo info = owned(call);
-        call.ok(view(info, runs.summary(info)));
+        RunRecord run = service.find(call.principal().user(), call.pathParam("runId"));
+        call.ok(view(run.info(), service.summary(run)));
     }
 
     private void cancel(Call call) throws InterruptedException {
-        RunInfo info = owned(call);
-        if (!info.status().terminal()) {
-            runs.engine().cancel(info.id());
-            runs.engine().awaitCompletion(info.id(), java.time.Duration.ofSeconds(30));
-            info = runs.engine().find(info.id()).orElseThrow(AutomationService::notFound);
-        }
+        RunInfo info = service.cancel(call.principal().user(), call.pathParam("runId"),
+                java.time.Duration.ofSeconds(30));
         call.ok(view(info, runs.summary(info)));
     }
 

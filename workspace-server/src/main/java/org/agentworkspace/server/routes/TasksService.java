@@ -18,13 +18,13 @@ import org.agentworkspace.api.Principal;
 import org.agentworkspace.api.Scope;
 import org.agentworkspace.api.WorkspaceException;
 import org.agentworkspace.core.agent.AgentErrorCodes;
-import org.agentworkspace.core.agent.AgentRunRequest;
+import org.agentworkspace.core.agent.AgentRunService;
 import org.agentworkspace.core.agent.AgentRuns;
 import org.agentworkspace.core.agent.RunSummary;
 import org.agentworkspace.core.projects.ProjectRegistry;
 import org.agentworkspace.core.providers.ProviderManagement;
 import org.agentworkspace.core.providers.ProviderStatus;
-import org.agentworkspace.core.runs.RunInfo;
+import org.agentworkspace.core.runs.RunRecord;
 import org.agentworkspace.core.runs.RunStats;
 import org.agentworkspace.core.runs.RunStatus;
 import org.agentworkspace.core.tasks.AutomationTask;
@@ -62,17 +62,19 @@ public final class TasksService extends ApiService {
             new String[] {"GET", "/api/automation/status", "scheduler, queue and agents"});
 
     private final Tasks tasks;
+    private final AgentRunService service;
     private final AgentRuns runs;
     private final ProjectRegistry projects;
     private final ProviderManagement providers;
     private final AutomationService automation;
     private final ObjectMapper mapper = JsonMappers.shared();
 
-    public TasksService(Tasks tasks, AgentRuns runs, ProjectRegistry projects, ProviderManagement providers,
+    public TasksService(Tasks tasks, AgentRunService service, ProjectRegistry projects, ProviderManagement providers,
                         AutomationService automation, Guard guard, RouteTable table) {
         super("tasks", guard, table);
         this.tasks = tasks;
-        this.runs = runs;
+        this.service = service;
+        this.runs = service.runs();
         this.projects = projects;
         this.providers = providers;
         this.automation = automation;
@@ -94,34 +96,17 @@ public final class TasksService extends ApiService {
                 .get("/api/automation/help", Access.scope(Scope.TASKS_READ), this::help);
     }
 
+    /** The scheduler is the engine's (its launcher starts a task's run as its owner); the server starts it. */
     @Override
     public void beforeStart() {
-        if (!tasks.schedulerRunning()) {
-            tasks.start(runs.engine(), this::launch);
-        }
-    }
-
-    /** Starts a task's run as its owner, in its project. */
-    private org.agentworkspace.core.runs.RunHandle launch(AutomationTask t) {
-        Path dir = projects.find(t.projectId()).map(p -> Path.of(p.path())).orElseThrow(() ->
-                new WorkspaceException.NotFound(AgentErrorCodes.PROJECT_NOT_FOUND, "the task's project "
-                        + t.projectId() + " is no longer registered"));
-        Map<String, Object> meta = new LinkedHashMap<>();
-        meta.put("route", "task");
-        meta.put("userId", t.userId());
-        meta.put("projectId", t.projectId());
-        meta.put("taskId", t.id());
-        // the task's owner's credential: a task never runs on the key of whoever else is signed in
-        return runs.start(new AgentRunRequest(t.agentType(), t.prompt(), dir, t.model(), null, meta, null,
-                t.userId()));
+        service.startScheduler();
     }
 
     private void create(Call call) {
         JsonNode body = call.body();
         String prompt = Call.requiredString(body, "prompt");
         String projectId = Call.requiredString(body, "projectId");
-        String agentType = Call.optionalString(body, "agentType").orElse("claude");
-        runs.provider(agentType);
+        String agentType = service.provider(Call.optionalString(body, "agentType").orElse(null));
         if (projects.find(projectId).isEmpty()) {
             throw new WorkspaceException.NotFound(AgentErrorCodes.PROJECT_NOT_FOUND, "no such project");
         }
@@ -161,12 +146,12 @@ public final class TasksService extends ApiService {
         ArrayNode logs = v.putArray("recentLogs");
         boolean first = true;
         for (String runId : tasks.recentRunIds(t.id(), RECENT_RUNS)) {
-            Optional<RunInfo> info = runs.engine().find(runId);
+            Optional<RunRecord> info = runs.engine().record(runId);
             if (info.isEmpty()) {
                 continue;
             }
-            RunSummary summary = runs.summary(info.get());
-            ObjectNode run = automation.view(info.get(), summary);
+            RunSummary summary = service.summary(info.get());
+            ObjectNode run = automation.view(info.get().info(), summary);
             recent.add(run);
             if (first) {
                 logs.addAll((ArrayNode) run.path("logs"));

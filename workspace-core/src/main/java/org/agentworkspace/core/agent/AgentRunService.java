@@ -1,0 +1,210 @@
+package org.agentworkspace.core.agent;
+
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Optional;
+
+import org.agentworkspace.api.User;
+import org.agentworkspace.api.WorkspaceException;
+import org.agentworkspace.api.provider.PermissionMode;
+import org.agentworkspace.core.index.HistoryErrorCodes;
+import org.agentworkspace.core.runs.RunHandle;
+import org.agentworkspace.core.runs.RunInfo;
+import org.agentworkspace.core.runs.RunPage;
+import org.agentworkspace.core.runs.RunRecord;
+import org.agentworkspace.core.tasks.AutomationTask;
+import org.agentworkspace.core.tasks.Tasks;
+
+/**
+ * The run use cases of the engine, for every caller (the HTTP routes, {@code /ws}, the scheduler, an embedding
+ * program): starting a run (the default provider, the project, continuing a session and the "session busy" rule),
+ * reading, paging and cancelling runs with the one visibility rule (the owner or an administrator, as an SQL filter
+ * on the typed owner column), the session↔run index, and the task scheduler's launcher. Handlers parse, call this and
+ * write the view; they never decide who may see a run or which provider runs by default.
+ */
+public final class AgentRunService {
+    /** The provider a run gets when its caller names none. */
+    public static final String DEFAULT_PROVIDER = "claude";
+    /** 409: the session's newest run has not ended. */
+    public static final String SESSION_BUSY = "SESSION_BUSY";
+
+    private final AgentRuns runs;
+    private final Tasks tasks;
+
+    AgentRunService(AgentRuns runs, Tasks tasks) {
+        this.runs = Objects.requireNonNull(runs);
+        this.tasks = Objects.requireNonNull(tasks);
+    }
+
+    /** A service over {@code runs} whose scheduled tasks are {@code tasks}' (the engine builds one: use that). */
+    public static AgentRunService create(AgentRuns runs, Tasks tasks) {
+        return new AgentRunService(runs, tasks);
+    }
+
+    /** The launcher below: provider processes, credentials, redaction, permission requests, summaries. */
+    public AgentRuns runs() {
+        return runs;
+    }
+
+    /**
+     * The provider a run uses: {@code requested} when given (400 {@code UNKNOWN_PROVIDER} when no such provider),
+     * else {@link #DEFAULT_PROVIDER}.
+     */
+    public String provider(String requested) {
+        String id = requested == null ? DEFAULT_PROVIDER : requested;
+        return runs.provider(id).id();
+    }
+
+    /** The checked working directory of a registered project; 404 {@code PROJECT_NOT_FOUND} otherwise. */
+    public Path project(String name) {
+        return runs.settings().projects().find(name).orElseThrow(() -> new WorkspaceException.NotFound(
+                AgentErrorCodes.PROJECT_NOT_FOUND, "no project named '" + name.replaceAll("\\p{Cntrl}", "?")
+                + "'; GET /api/projects lists them"));
+    }
+
+    /**
+     * One run to start.
+     *
+     * @param account         the owning account (the caller; a task's owner); its own provider key is used first
+     * @param origin          what starts it: {@code automation}, {@code agent}, {@code ws}, {@code task},
+     *                        {@code agent-loop}, {@code ci-repair} …
+     * @param provider        provider id, or null for {@link #DEFAULT_PROVIDER}
+     * @param projectDir      the checked working directory ({@link #project} or a trusted path)
+     * @param project         the registered project's name, or null
+     * @param taskId          the task that starts it, or null
+     * @param resumeSessionId the CLI session to continue, or null
+     * @param extra           more metadata stored with the run (plain JSON values)
+     */
+    public record Start(Long account, String origin, String provider, String prompt, Path projectDir, String project,
+                        String taskId, String model, String resumeSessionId, PermissionMode permissionMode,
+                        Map<String, Object> extra) {
+        public Start {
+            Objects.requireNonNull(origin, "origin");
+            Objects.requireNonNull(prompt, "prompt");
+            Objects.requireNonNull(projectDir, "projectDir");
+            extra = extra == null ? Map.of() : java.util.Collections.unmodifiableMap(new LinkedHashMap<>(extra));
+        }
+    }
+
+    /** Starts a run (it may wait in the engine's queue); the owner is stored in the run row's typed columns. */
+    public RunHandle start(Start s) {
+        Map<String, Object> meta = new LinkedHashMap<>();
+        meta.put("route", s.origin());
+        if (s.account() != null) {
+            meta.put("userId", s.account());
+        }
+        if (s.project() != null) {
+            meta.put("projectId", s.project());
+        }
+        if (s.taskId() != null) {
+            meta.put("taskId", s.taskId());
+        }
+        meta.putAll(s.extra());
+        return runs.start(new AgentRunRequest(provider(s.provider()), s.prompt(), s.projectDir(), s.model(),
+                s.resumeSessionId(), meta, s.permissionMode(), s.account()));
+    }
+
+    /** Whether {@code viewer} may see the run: its owner or an administrator. */
+    public static boolean visible(User viewer, RunRecord run) {
+        return viewer.admin() || (run.owner().accountId() != null && run.owner().accountId() == viewer.id());
+    }
+
+    /** The run, if {@code viewer} may see it; 404 {@code RUN_NOT_FOUND} otherwise (someone else's run included). */
+    public RunRecord find(User viewer, String runId) {
+        return runs.engine().record(runId).filter(r -> visible(viewer, r)).orElseThrow(AgentRunService::notFound);
+    }
+
+    /**
+     * A page of the runs {@code viewer} may see, newest first: every run for an administrator, else the viewer's
+     * own (the query's own {@code visibleTo} is replaced). No log is read.
+     *
+     * @throws WorkspaceException.Validation the cursor is not one this service gave out
+     */
+    public RunPage page(User viewer, RunPage.Query query) {
+        try {
+            return runs.engine().page(query.visibleTo(viewer.admin() ? null : viewer.id()));
+        } catch (IllegalArgumentException e) {
+            throw WorkspaceException.Validation.of("cursor is not a cursor of this list; start without one");
+        }
+    }
+
+    /** A page query continuing after {@code cursor}, refusing a cursor that is not ours (400). */
+    public static RunPage.Query after(RunPage.Query query, String cursor) {
+        try {
+            return query.after(cursor);
+        } catch (IllegalArgumentException e) {
+            throw WorkspaceException.Validation.of("cursor is not a cursor of this list; start without one");
+        }
+    }
+
+    /** Cancels a visible run and waits up to {@code wait} for its end; the run as it is then. */
+    public RunInfo cancel(User viewer, String runId, Duration wait) throws InterruptedException {
+        RunInfo info = find(viewer, runId).info();
+        if (!info.status().terminal()) {
+            runs.permissions().cancelAll(info.id());
+            runs.engine().cancel(info.id());
+            runs.engine().awaitCompletion(info.id(), wait);
+            info = runs.engine().find(info.id()).orElseThrow(AgentRunService::notFound);
+        }
+        return info;
+    }
+
+    /** The newest run of a CLI session (the typed session column: no log is read), whoever owns it. */
+    public Optional<RunRecord> latestOfSession(String sessionId) {
+        return runs.engine().page(RunPage.Query.newest(1).withSession(sessionId)).runs().stream().findFirst();
+    }
+
+    /** Whether {@code viewer} started or continued the session through a run of this service (administrators: any). */
+    public boolean ownsSession(User viewer, String sessionId) {
+        return latestOfSession(sessionId).filter(r -> visible(viewer, r)).isPresent();
+    }
+
+    /**
+     * The rule for continuing a session: the viewer must own its newest run (a session no run of this service
+     * started, found on disk, only for administrators), and that run must have ended.
+     *
+     * @return the session's newest run, empty for a session no run of this service touched (administrators only)
+     * @throws WorkspaceException.NotFound {@code SESSION_NOT_FOUND}
+     * @throws WorkspaceException.Conflict {@link #SESSION_BUSY}
+     */
+    public Optional<RunRecord> continueSession(User viewer, String sessionId) {
+        Optional<RunRecord> last = latestOfSession(sessionId);
+        if (last.isPresent() ? !visible(viewer, last.get()) : !viewer.admin()) {
+            throw new WorkspaceException.NotFound(HistoryErrorCodes.SESSION_NOT_FOUND, "no such session");
+        }
+        if (last.isPresent() && !last.get().info().status().terminal()) {
+            throw new WorkspaceException.Conflict(SESSION_BUSY,
+                    "the session has a running turn: wait for its complete frame or abort it");
+        }
+        return last;
+    }
+
+    /** The run summary: stored outcome plus the end of the log. */
+    public RunSummary summary(RunRecord run) {
+        return runs.summary(run);
+    }
+
+    /** Starts a scheduled task's run as its owner, in its project (the scheduler's launcher). */
+    public RunHandle launch(AutomationTask t) {
+        Path dir = runs.settings().projects().find(t.projectId()).orElseThrow(() ->
+                new WorkspaceException.NotFound(AgentErrorCodes.PROJECT_NOT_FOUND, "the task's project "
+                        + t.projectId() + " is no longer registered"));
+        // the task's owner's credential: a task never runs on the key of whoever else is signed in
+        return start(new Start(t.userId(), "task", t.agentType(), t.prompt(), dir, t.projectId(), t.id(), t.model(),
+                null, null, Map.of()));
+    }
+
+    /** Starts the task scheduler with {@link #launch} (once; a second call does nothing). */
+    public synchronized void startScheduler() {
+        if (!tasks.schedulerRunning()) {
+            tasks.start(runs.engine(), this::launch);
+        }
+    }
+
+    private static WorkspaceException notFound() {
+        return new WorkspaceException.NotFound(AgentErrorCodes.RUN_NOT_FOUND, "no such run");
+    }
+}
