@@ -29,6 +29,7 @@ module org.agentworkspace.core {
     exports org.agentworkspace.core.network;
     exports org.agentworkspace.core.notifications;
     exports org.agentworkspace.core.index;
+    exports org.agentworkspace.core.journal;
     exports org.agentworkspace.core.loop;
     exports org.agentworkspace.core.projects;
     exports org.agentworkspace.core.agent;
