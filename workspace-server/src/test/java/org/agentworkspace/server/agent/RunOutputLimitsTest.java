@@ -40,12 +40,15 @@ class RunOutputLimitsTest {
 
     @BeforeAll
     static void start() {
-        Path bin = FakeClis.install(tmp.resolve("bin"), List.of("claude", "codex"));
+        Path bin = FakeClis.install(tmp.resolve("bin"), List.of("claude", "codex", "gemini", "opencode"));
         project = tmp.resolve("project");
         Map<String, Map<String, String>> env = new HashMap<>();
         // 3 MiB on one line before the recorded stream: three times the whole cap
         env.put("claude", Map.of("AW_FAKE_HUGE_LINE_BYTES", String.valueOf(3 << 20)));
         env.put("codex", Map.of("AW_FAKE_ENDLESS", "1"));
+        // a line exactly at the 64 KiB cap (kept whole) and one byte over it (cut)
+        env.put("gemini", Map.of("AW_FAKE_HUGE_LINE_BYTES", String.valueOf(64 * 1024)));
+        env.put("opencode", Map.of("AW_FAKE_HUGE_LINE_BYTES", String.valueOf(64 * 1024 + 1)));
         ServerConfig flags = ServerConfig.from(Map.of(), List.of("--max-run-output-bytes", String.valueOf(1 << 20)));
         assertEquals(1 << 20, flags.engine().runs().maxRunBytes());
         // lines are cut at 64 KiB (the engine's setting; 1 MiB by default, no flag)
@@ -140,6 +143,26 @@ class RunOutputLimitsTest {
         }
         assertEquals(live.stream().map(SseClient.Event::id).toList(), replay.stream().map(SseClient.Event::id)
                 .toList(), "live and replay serve the same frames");
+    }
+
+    /** Lines at the cap and just over it: the replay serves every entry and ends with {@code done}. */
+    @Test
+    void runsWithALineAtTheCapOrJustOverItReplayToTheEnd() throws Exception {
+        for (String agent : List.of("gemini", "opencode")) {
+            String id = startRun(agent);
+            JsonNode done = await(id);
+            try (SseClient sse = SseClient.open(s.http, s.uri("/api/automation/runs/" + id + "/events"),
+                    "X-API-Key", key)) {
+                assertEquals(200, sse.status);
+                List<SseClient.Event> all = sse.all();
+                assertFalse(all.isEmpty(), agent + ": the replay has a body");
+                assertEquals("done", all.getLast().name(), agent + ": " + all.size() + " frames");
+                assertEquals(done.path("lastSeq").asLong(), Long.parseLong(all.getLast().id()), agent);
+                boolean cut = all.stream().anyMatch(e -> e.name().equals("log")
+                        && e.data().contains("\\\"what\\\":\\\"line\\\""));
+                assertEquals(agent.equals("opencode"), cut, agent + ": cut only over the cap");
+            }
+        }
     }
 
     @Test
