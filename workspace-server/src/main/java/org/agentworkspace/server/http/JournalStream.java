@@ -50,8 +50,9 @@ public final class JournalStream {
     private final Authentication auth;
     private final StreamLimiter limiter;
 
+    /** @param auth checks the credentials of open streams (a guard built without one serves no stream) */
     JournalStream(Authentication auth, StreamLimiter limiter) {
-        this.auth = Objects.requireNonNull(auth);
+        this.auth = auth;
         this.limiter = Objects.requireNonNull(limiter);
     }
 
@@ -123,7 +124,8 @@ public final class JournalStream {
 
     /**
      * Writes {@code cursor} to {@code out} until the journal ends, the frames end the stream, the credential is
-     * revoked or the client goes away. Closes the slot, the cursor and {@code out}.
+     * revoked or the client goes away. Closes the slot, the cursor and {@code out}; the slot is given back before
+     * the stream's end is written, so a client that has seen the end can open its next stream at once.
      */
     public <E> End follow(Principal principal, StreamLimiter.Slot slot, JournalCursor<E> cursor, Frames<E> frames,
                           Out out) throws InterruptedException {
@@ -172,6 +174,7 @@ public final class JournalStream {
                     }
                 }
             } finally {
+                slot.close();
                 out.close();
             }
         } catch (UncheckedIOException e) {
