@@ -30,6 +30,7 @@ module org.agentworkspace.core {
     exports org.agentworkspace.core.notifications;
     exports org.agentworkspace.core.index;
     exports org.agentworkspace.core.json;
+    exports org.agentworkspace.core.journal;
     exports org.agentworkspace.core.loop;
     exports org.agentworkspace.core.projects;
     exports org.agentworkspace.core.agent;

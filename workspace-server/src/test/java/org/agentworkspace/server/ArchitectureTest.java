@@ -95,6 +95,20 @@ class ArchitectureTest {
                 .check(classes);
     }
 
+    /**
+     * One SSE follower (issue 19, point 4): every server-sent event stream is written by {@code JournalStream}, so
+     * the stream cap, the heartbeat, revocation and the one {@code Last-Event-ID} rule hold for every stream.
+     */
+    @Test
+    void onlyTheJournalFollowerWritesServerSentEvents() {
+        org.junit.jupiter.api.Assertions.assertTrue(classes.contain("org.agentworkspace.server.http.JournalStream"));
+        noClasses().that().haveNameNotMatching("org\\.agentworkspace\\.server\\.http\\.JournalStream(\\$.*)?")
+                .and().resideInAPackage("org.agentworkspace..")
+                .and().resideOutsideOfPackage("org.agentworkspace.testkit..")
+                .should().dependOnClassesThat().resideInAPackage("io.helidon.webserver.sse..")
+                .check(classes);
+    }
+
     @Test
     void libraryCodeNeverPrints() {
         noClasses().that().resideInAnyPackage("org.agentworkspace.api..", "org.agentworkspace.core..",

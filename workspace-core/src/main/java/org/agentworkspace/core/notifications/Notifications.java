@@ -23,6 +23,8 @@ import org.agentworkspace.api.WorkspaceException;
 import org.agentworkspace.core.agent.AgentRuns;
 import org.agentworkspace.core.agent.PermissionRequests;
 import org.agentworkspace.core.agent.RunSummary;
+import org.agentworkspace.core.journal.EventJournal;
+import org.agentworkspace.core.journal.JournalCursor;
 import org.agentworkspace.core.runs.RunInfo;
 import org.agentworkspace.core.runs.RunOwner;
 import org.agentworkspace.core.runs.RunRecord;
@@ -202,6 +204,57 @@ public final class Notifications implements AutoCloseable {
             }
             signal.awaitChange(seen, left);
         }
+    }
+
+    /**
+     * The user's in-app notifications as a journal: sequence numbers are the notification ids (they grow, with gaps
+     * where another account's notification took an id), the newest {@value #KEPT_PER_USER} are kept in the store, and
+     * the journal never ends. A reader waits on this process's adds and looks at the store at least at every wait
+     * it is given, so a notification another process raised reaches it at its next look.
+     */
+    public EventJournal<Notification> journal(long userId) {
+        return new EventJournal<>() {
+            @Override
+            public long newest() {
+                return cursor(userId);
+            }
+
+            @Override
+            public JournalCursor<Notification> follow(long after) {
+                return new JournalCursor<>() {
+                    private final java.util.ArrayDeque<Notification> buffer = new java.util.ArrayDeque<>();
+                    private long last = after;
+
+                    @Override
+                    public Optional<Notification> poll(Duration timeout) throws InterruptedException {
+                        if (buffer.isEmpty()) {
+                            buffer.addAll(awaitAfter(userId, last, timeout));
+                        }
+                        Notification n = buffer.poll();
+                        if (n == null) {
+                            return Optional.empty();
+                        }
+                        last = n.id();
+                        return Optional.of(n);
+                    }
+
+                    @Override
+                    public boolean finished() {
+                        return false;
+                    }
+
+                    @Override
+                    public long lastSeq() {
+                        return last;
+                    }
+
+                    @Override
+                    public void close() {
+                        buffer.clear();
+                    }
+                };
+            }
+        };
     }
 
     /**

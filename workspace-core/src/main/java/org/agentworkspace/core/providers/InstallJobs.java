@@ -10,8 +10,6 @@ import java.nio.file.attribute.PosixFilePermission;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
-import java.util.ArrayDeque;
-import java.util.ArrayList;
 import java.util.EnumSet;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -29,6 +27,8 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 
 import org.agentworkspace.api.WorkspaceException;
+import org.agentworkspace.core.journal.EventJournal;
+import org.agentworkspace.core.journal.MemoryJournal;
 import org.agentworkspace.core.store.SecureFiles;
 import org.agentworkspace.core.json.JsonMappers;
 
@@ -188,8 +188,7 @@ public final class InstallJobs implements AutoCloseable {
         final ProviderFacts facts;
         final String spec;
         private final Instant startedAt;
-        private final ArrayDeque<JobEvent> events = new ArrayDeque<>();
-        private long nextEventId = 1;
+        private final MemoryJournal<JobEvent> events = new MemoryJournal<>(MAX_EVENTS);
         private InstallJob.Status status = InstallJob.Status.PENDING;
         private Instant finishedAt;
         private Integer exitCode;
@@ -227,14 +226,22 @@ public final class InstallJobs implements AutoCloseable {
             return status.terminal();
         }
 
+        /**
+         * The job's event journal: ids 1, 2, 3, … (the event's {@link JobEvent#id()}), the newest {@value #MAX_EVENTS}
+         * kept; it ends with the terminal event ({@code Done} or {@code Failed}).
+         */
+        public EventJournal<JobEvent> journal() {
+            return events;
+        }
+
         /** The events kept now, oldest first (never waits). */
-        public synchronized List<JobEvent> kept() {
-            return List.copyOf(events);
+        public List<JobEvent> kept() {
+            return events.kept();
         }
 
         /** The id of the newest event. */
-        public synchronized long lastEventId() {
-            return nextEventId - 1;
+        public long lastEventId() {
+            return events.newest();
         }
 
         /**
@@ -242,32 +249,15 @@ public final class InstallJobs implements AutoCloseable {
          * and the job has not ended.
          */
         public List<JobEvent> eventsAfter(long after, Duration wait) throws InterruptedException {
-            long deadline = System.nanoTime() + wait.toNanos();
-            synchronized (this) {
-                while (nextEventId - 1 <= after && !status.terminal()) {
-                    long left = deadline - System.nanoTime();
-                    if (left <= 0) {
-                        return List.of();
-                    }
-                    wait(Math.max(1, left / 1_000_000));
-                }
-                List<JobEvent> out = new ArrayList<>();
-                for (JobEvent e : events) {
-                    if (e.id() > after) {
-                        out.add(e);
-                    }
-                }
-                return out;
-            }
+            return events.after(after, wait);
         }
 
         private synchronized void add(JobEvent e) {
-            JobEvent numbered = renumber(e, nextEventId++);
-            events.addLast(numbered);
-            while (events.size() > MAX_EVENTS) {
-                events.removeFirst();
+            if (e.terminal()) {
+                events.end(id -> renumber(e, id));
+            } else {
+                events.append(id -> renumber(e, id));
             }
-            notifyAll();
         }
 
         void log(String stream, String text) {

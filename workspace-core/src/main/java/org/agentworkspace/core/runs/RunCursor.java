@@ -5,15 +5,18 @@ import java.util.ArrayDeque;
 import java.util.List;
 import java.util.Optional;
 
+import org.agentworkspace.core.journal.JournalCursor;
+
 /**
  * A reader of one run's log: every entry after the starting sequence number, exactly once, in order, ending after
  * the terminal status entry. It reads what is stored first, then waits for new entries (woken in-process as soon
  * as they are committed; runs this engine does not own are polled). SSE, WebSocket and NDJSON writers loop over it;
- * a client that reconnects with {@code Last-Event-ID} gets a new cursor from that number.
+ * a client that reconnects with {@code Last-Event-ID} gets a new cursor from that number. The run's
+ * {@link RunEngine#journal journal} hands these out.
  *
  * <p>One thread at a time; not shared. Closing only marks it closed: it holds no store resources between calls.
  */
-public final class RunCursor implements AutoCloseable {
+public final class RunCursor implements JournalCursor<RunEntry> {
     private static final int PAGE = 512;
 
     private final RunEngine engine;
@@ -34,11 +37,13 @@ public final class RunCursor implements AutoCloseable {
     }
 
     /** The seq of the last entry returned (or the starting number): what a client resumes from. */
+    @Override
     public long lastSeq() {
         return lastSeq;
     }
 
     /** True once the terminal status entry was returned, or the run had ended before this cursor's start. */
+    @Override
     public boolean finished() {
         return finished && buffer.isEmpty();
     }
@@ -49,6 +54,7 @@ public final class RunCursor implements AutoCloseable {
      * @return the entry; empty when the time is up (send a keep-alive and call again) or the log has ended
      *         ({@link #finished()})
      */
+    @Override
     public Optional<RunEntry> poll(Duration timeout) throws InterruptedException {
         if (closed) {
             throw new IllegalStateException("the cursor is closed");

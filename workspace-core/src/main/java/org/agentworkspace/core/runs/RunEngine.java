@@ -21,6 +21,7 @@ import java.util.concurrent.locks.ReentrantLock;
 
 import org.agentworkspace.api.ErrorCodes;
 import org.agentworkspace.api.WorkspaceException;
+import org.agentworkspace.core.journal.EventJournal;
 import org.agentworkspace.core.store.Store;
 
 /**
@@ -373,6 +374,29 @@ public final class RunEngine implements AutoCloseable {
             requireExists(runId);
         }
         return new RunCursor(this, runId, afterSeq);
+    }
+
+    /**
+     * The run's log as an event journal: entries numbered by {@code seq}, every one kept in the store, ending with the
+     * terminal status entry; readers are {@link #follow} cursors.
+     *
+     * @throws WorkspaceException.NotFound no such run
+     */
+    public EventJournal<RunEntry> journal(String runId) {
+        if (!active.containsKey(runId)) {
+            requireExists(runId);
+        }
+        return new EventJournal<>() {
+            @Override
+            public long newest() {
+                return lastSeq(runId);
+            }
+
+            @Override
+            public RunCursor follow(long after) {
+                return RunEngine.this.follow(runId, after);
+            }
+        };
     }
 
     /**

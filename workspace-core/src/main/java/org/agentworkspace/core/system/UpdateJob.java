@@ -2,10 +2,12 @@ package org.agentworkspace.core.system;
 
 import java.time.Clock;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
+
+import org.agentworkspace.core.journal.EventJournal;
+import org.agentworkspace.core.journal.MemoryJournal;
 
 /**
  * One update: its events (all kept; an update writes a few hundred at most) and its end. A reader follows it with
@@ -17,9 +19,9 @@ public final class UpdateJob {
 
     private final InstallMode mode;
     private final Clock clock;
-    private final List<UpdateEvent> events = new ArrayList<>();
+    /** Every event is kept: the log is capped below, progress and the end are a few dozen at most. */
+    private final MemoryJournal<UpdateEvent> events = new MemoryJournal<>(MAX_LOG_EVENTS + 1000);
     private final CompletableFuture<UpdateOutcome> finished = new CompletableFuture<>();
-    private long nextId = 1;
     private int logs;
     private boolean terminal;
     private UpdateOutcome result;
@@ -33,25 +35,17 @@ public final class UpdateJob {
         return mode;
     }
 
+    /**
+     * The job's event journal: ids 1, 2, 3, … ({@link UpdateEvent#id()}); it ends
+     * with {@code Done} or {@code Failed}.
+     */
+    public EventJournal<UpdateEvent> journal() {
+        return events;
+    }
+
     /** Events with an id above {@code after}, waiting up to {@code wait} for one; empty when none came. */
     public List<UpdateEvent> eventsAfter(long after, Duration wait) throws InterruptedException {
-        long deadline = System.nanoTime() + wait.toNanos();
-        synchronized (this) {
-            while (nextId - 1 <= after && !terminal) {
-                long left = deadline - System.nanoTime();
-                if (left <= 0) {
-                    return List.of();
-                }
-                wait(Math.max(1, left / 1_000_000));
-            }
-            List<UpdateEvent> out = new ArrayList<>();
-            for (UpdateEvent e : events) {
-                if (e.id() > after) {
-                    out.add(e);
-                }
-            }
-            return out;
-        }
+        return events.after(after, wait);
     }
 
     /** Completes with the outcome (also when the update failed: then exceptionally, never with a cause shown). */
@@ -80,18 +74,18 @@ public final class UpdateJob {
         }
         logs++;
         if (logs == MAX_LOG_EVENTS + 1) {
-            add(new UpdateEvent.Log(nextId++, "meta", "(further output is not shown)", clock.instant()));
+            events.append(id -> new UpdateEvent.Log(id, "meta", "(further output is not shown)", clock.instant()));
             return;
         }
         if (logs > MAX_LOG_EVENTS) {
             return;
         }
-        add(new UpdateEvent.Log(nextId++, stream, text, clock.instant()));
+        events.append(id -> new UpdateEvent.Log(id, stream, text, clock.instant()));
     }
 
     synchronized void progress(String phase, Integer percent, String message) {
         if (!terminal) {
-            add(new UpdateEvent.Progress(nextId++, phase, percent, message));
+            events.append(id -> new UpdateEvent.Progress(id, phase, percent, message));
         }
     }
 
@@ -100,7 +94,7 @@ public final class UpdateJob {
             if (terminal) {
                 return;
             }
-            add(new UpdateEvent.Done(nextId++, outcome));
+            events.end(id -> new UpdateEvent.Done(id, outcome));
             result = outcome;
             terminal = true;
         }
@@ -112,14 +106,9 @@ public final class UpdateJob {
             if (terminal) {
                 return;
             }
-            add(new UpdateEvent.Failed(nextId++, code, message));
+            events.end(id -> new UpdateEvent.Failed(id, code, message));
             terminal = true;
         }
         finished.completeExceptionally(new IllegalStateException(code));
-    }
-
-    private void add(UpdateEvent e) {
-        events.add(e);
-        notifyAll();
     }
 }

@@ -129,6 +129,19 @@ abstract class AbstractWebPushStoreTest {
             List<Notification> missed = n.awaitAfter(alice.id(), kept.get(2).id(), java.time.Duration.ZERO);
             assertEquals(List.of(kept.get(1).id(), kept.get(0).id()), missed.stream().map(Notification::id).toList());
             assertEquals(kept.getFirst().id(), n.cursor(alice.id()));
+            // the same through the account's journal: its newest is the cursor, a reader resumes after an id it
+            // handed out, and a Last-Event-ID it never handed out starts after the newest (the one rule)
+            org.agentworkspace.core.journal.EventJournal<Notification> journal = n.journal(alice.id());
+            assertEquals(kept.getFirst().id(), journal.newest());
+            try (var reader = journal.resume(Long.toString(kept.get(2).id()), journal.newest())) {
+                assertEquals(kept.get(1).id(), reader.poll(java.time.Duration.ZERO).orElseThrow().id());
+                assertEquals(kept.get(0).id(), reader.poll(java.time.Duration.ZERO).orElseThrow().id());
+                assertTrue(reader.poll(java.time.Duration.ofMillis(20)).isEmpty());
+                assertTrue(!reader.finished(), "a notification journal never ends");
+            }
+            for (String other : List.of("junk", Long.toString(kept.getFirst().id() + 1))) {
+                assertEquals(kept.getFirst().id(), journal.resume(other, journal.newest()).lastSeq(), other);
+            }
             // ids go on growing after the restart, and a waiting stream wakes for a new one
             java.util.concurrent.CompletableFuture<List<Notification>> waiting =
                     java.util.concurrent.CompletableFuture.supplyAsync(() -> {

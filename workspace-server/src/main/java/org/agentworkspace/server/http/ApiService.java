@@ -40,6 +40,11 @@ public abstract class ApiService implements HttpService {
         return guard.streams();
     }
 
+    /** The one follower of every replayable stream (runs, install and update jobs, notifications). */
+    protected final JournalStream follower() {
+        return guard.journalStream();
+    }
+
     @Override
     public final void routing(HttpRules rules) {
         declare(new Routes(rules));

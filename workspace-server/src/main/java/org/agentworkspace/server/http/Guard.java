@@ -77,6 +77,7 @@ public final class Guard {
         this.json = json;
         this.bodyFields = java.util.Map.copyOf(bodyFields);
         this.streams = new StreamLimiter(config.connections().maxStreamsPerAccount());
+        this.journals = new JournalStream(auth, streams);
     }
 
     private final java.util.Map<String, java.util.Set<String>> bodyFields;
@@ -87,6 +88,12 @@ public final class Guard {
     }
 
     private final StreamLimiter streams;
+    private final JournalStream journals;
+
+    /** The one follower of every SSE / NDJSON stream of a journal, with this guard's stream cap. */
+    public JournalStream journalStream() {
+        return journals;
+    }
 
     /** The per-account cap on open SSE and NDJSON streams, shared by every streaming route of this server. */
     public StreamLimiter streams() {

@@ -1,6 +1,5 @@
 package org.agentworkspace.server.routes;
 
-import java.io.UncheckedIOException;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.LinkedHashMap;
@@ -28,7 +27,6 @@ import org.agentworkspace.core.agent.Repositories;
 import org.agentworkspace.core.agent.RunSummary;
 import org.agentworkspace.core.index.HistoryErrorCodes;
 import org.agentworkspace.core.projects.ProjectRegistry;
-import org.agentworkspace.core.runs.RunCursor;
 import org.agentworkspace.core.runs.RunEntry;
 import org.agentworkspace.core.runs.RunHandle;
 import org.agentworkspace.core.runs.RunInfo;
@@ -38,8 +36,10 @@ import org.agentworkspace.server.http.Access;
 import org.agentworkspace.server.http.ApiService;
 import org.agentworkspace.server.http.Call;
 import org.agentworkspace.server.http.Guard;
+import org.agentworkspace.server.http.JournalStream;
 import org.agentworkspace.server.http.RouteTable;
 import org.agentworkspace.core.json.JsonMappers;
+import org.agentworkspace.server.http.StreamLimiter;
 
 /**
  * {@code POST /api/agent}: the legacy one-shot run for CI (API key only). Validates everything first (errors are
@@ -176,7 +176,7 @@ public final class AgentService extends ApiService {
             RunHandle handle = service.start(new AgentRunService.Start(principal.user().id(), "agent", req.provider(),
                     req.message(), project, null, null, req.model(), req.sessionId(), null, extra));
             if (req.stream()) {
-                stream(call, req, handle, project, ndjson);
+                stream(call, slot, req, handle, project, ndjson);
             } else {
                 RunInfo info = handle.awaitCompletion(BUFFERED_WAIT).orElseThrow(() ->
                         new WorkspaceException.Unavailable(ErrorCodes.INTERNAL_ERROR, "the run did not end", null));
@@ -206,48 +206,46 @@ public final class AgentService extends ApiService {
         return sse < 0 || nd < sse;
     }
 
-    private void stream(Call call, Request req, RunHandle handle, Path project, boolean ndjson)
-            throws InterruptedException {
-        RunStreams.Out out = ndjson ? streams.ndjson(call.response()) : streams.sse(call.response());
-        try (RunCursor cursor = handle.follow(0);
-             var watch = accountWatch().watch(call.principal().user().id(), () -> { })) {
-            streams.pump(cursor, req.provider(), new RunStreams.Frames() {
-                @Override
-                public void event(RunEntry entry, ObjectNode event, RunStreams.Out o) {
-                    if ("session".equals(event.path("kind").asText())) {
-                        ObjectNode s = mapper.createObjectNode();
-                        s.put("sessionId", event.path("data").path("sessionId").asText());
-                        s.put("provider", req.provider());
-                        s.put("runId", entry.runId());
-                        o.emit(entry.seq(), "session-created", s);
+    private void stream(Call call, StreamLimiter.Slot slot, Request req, RunHandle handle, Path project,
+                        boolean ndjson) throws InterruptedException {
+        JournalStream.Out out = ndjson ? streams.ndjson(call.response()) : streams.sse(call.response());
+        JournalStream.End end = follower().follow(call.principal(), slot, handle.follow(0),
+                streams.frames(req.provider(), new RunStreams.Frames() {
+                    @Override
+                    public void event(RunEntry entry, ObjectNode event, RunStreams.Out o) {
+                        if ("session".equals(event.path("kind").asText())) {
+                            ObjectNode s = mapper.createObjectNode();
+                            s.put("sessionId", event.path("data").path("sessionId").asText());
+                            s.put("provider", req.provider());
+                            s.put("runId", entry.runId());
+                            o.emit(entry.seq(), "session-created", s);
+                        }
+                        o.emit(entry.seq(), "event", event);
                     }
-                    o.emit(entry.seq(), "event", event);
-                }
 
-                @Override
-                public void status(RunEntry entry, RunStatus status, JsonNode payload, RunStreams.Out o) {
-                    if (!status.terminal()) {
-                        return;
+                    @Override
+                    public void status(RunEntry entry, RunStatus status, JsonNode payload, RunStreams.Out o) {
+                        if (!status.terminal()) {
+                            return;
+                        }
+                        RunInfo info = handle.info();
+                        RunSummary summary = runs.summary(info);
+                        if (status == RunStatus.SUCCEEDED) {
+                            o.emit(entry.seq(), "done", result(info, summary, req, project));
+                        } else {
+                            ObjectNode err = mapper.createObjectNode();
+                            err.put("code", "RUN_" + status.name());
+                            err.put("message", failure(info, summary));
+                            o.emit(entry.seq(), "error", err);
+                        }
                     }
-                    RunInfo info = handle.info();
-                    RunSummary summary = runs.summary(info);
-                    if (status == RunStatus.SUCCEEDED) {
-                        o.emit(entry.seq(), "done", result(info, summary, req, project));
-                    } else {
-                        ObjectNode err = mapper.createObjectNode();
-                        err.put("code", "RUN_" + status.name());
-                        err.put("message", failure(info, summary));
-                        o.emit(entry.seq(), "error", err);
-                    }
-                }
 
-                @Override
-                public void log(RunEntry entry, ObjectNode line, RunStreams.Out o) {
-                    // stderr stays in the run log; the legacy stream carries provider events only
-                }
-            }, out, watch::ended);
-            out.close();
-        } catch (UncheckedIOException e) {
+                    @Override
+                    public void log(RunEntry entry, ObjectNode line, RunStreams.Out o) {
+                        // stderr stays in the run log; the legacy stream carries provider events only
+                    }
+                }), out);
+        if (end == JournalStream.End.GONE) {
             // the client went away: a legacy run has no other reader, so stop it
             handle.cancel();
         }

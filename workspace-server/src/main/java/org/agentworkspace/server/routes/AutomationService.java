@@ -1,6 +1,5 @@
 package org.agentworkspace.server.routes;
 
-import java.io.UncheckedIOException;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.EnumSet;
@@ -24,8 +23,10 @@ import org.agentworkspace.api.WorkspaceException;
 import org.agentworkspace.core.agent.AgentRunService;
 import org.agentworkspace.core.agent.AgentRuns;
 import org.agentworkspace.core.agent.RunSummary;
+import org.agentworkspace.core.journal.EventJournal;
+import org.agentworkspace.core.journal.JournalCursor;
+import org.agentworkspace.core.journal.LastEventId;
 import org.agentworkspace.core.projects.ProjectRegistry;
-import org.agentworkspace.core.runs.RunCursor;
 import org.agentworkspace.core.runs.RunEntry;
 import org.agentworkspace.core.runs.RunHandle;
 import org.agentworkspace.core.runs.RunInfo;
@@ -37,8 +38,10 @@ import org.agentworkspace.server.http.Access;
 import org.agentworkspace.server.http.ApiService;
 import org.agentworkspace.server.http.Call;
 import org.agentworkspace.server.http.Guard;
+import org.agentworkspace.server.http.JournalStream;
 import org.agentworkspace.server.http.RouteTable;
 import org.agentworkspace.core.json.JsonMappers;
+import org.agentworkspace.server.http.StreamLimiter;
 
 /**
  * The maintained one-shot run: {@code POST /api/automation/run} queues a run and answers 202 at once; the run is
@@ -190,63 +193,68 @@ public final class AutomationService extends ApiService {
         call.ok(view(info, runs.summary(info)));
     }
 
+    /**
+     * Follows a run: its stored entries after {@code Last-Event-ID} (the one rule, docs/live-channels.md), or, without
+     * a header the rule accepts, after {@code ?afterSeq=} (default 0; not a whole number: 400), then live until the
+     * run ends.
+     */
     private void events(Call call) throws InterruptedException {
         RunInfo info = owned(call);
-        long after = 0;
-        Optional<String> last = call.request().headers().first(HeaderNames.create("Last-Event-ID"));
-        Optional<String> afterSeq = call.query("afterSeq");
-        String raw = last.isPresent() ? last.get() : afterSeq.orElse("0");
+        EventJournal<RunEntry> journal = runs.engine().journal(info.id());
+        long fromHeader = LastEventId.resumeAfter(JournalStream.lastEventId(call), journal.newest(), -1);
+        long after = fromHeader >= 0 ? fromHeader : afterSeq(call);
+        StreamLimiter.Slot slot = follower().slot(call.principal());
+        JournalCursor<RunEntry> cursor;
         try {
-            after = Long.parseLong(raw.strip());
+            cursor = journal.follow(after);
+        } catch (RuntimeException e) {
+            slot.close();
+            throw e;
+        }
+        String provider = info.provider();
+        follower().follow(call.principal(), slot, cursor, streams.frames(provider, new RunStreams.Frames() {
+            @Override
+            public void event(RunEntry entry, ObjectNode event, RunStreams.Out o) {
+                o.emit(entry.seq(), "event", event);
+            }
+
+            @Override
+            public void status(RunEntry entry, RunStatus status, JsonNode payload, RunStreams.Out o) {
+                ObjectNode s = mapper.createObjectNode();
+                s.put("runId", entry.runId());
+                s.put("status", RunStreams.statusName(status));
+                s.put("seq", entry.seq());
+                s.put("at", entry.at().toString());
+                if (payload.has("reason")) {
+                    s.set("reason", payload.get("reason"));
+                }
+                o.emit(entry.seq(), "status", s);
+                if (status.terminal()) {
+                    RunInfo done = runs.engine().find(entry.runId()).orElseThrow();
+                    o.emit(entry.seq(), "done", view(done, runs.summary(done)));
+                }
+            }
+
+            @Override
+            public void log(RunEntry entry, ObjectNode line, RunStreams.Out o) {
+                o.emit(entry.seq(), "log", line);
+            }
+        }), streams.sse(call.response()));
+        // a client that went away: the run goes on and can be followed again
+    }
+
+    /** {@code ?afterSeq=}: a whole number from 0 (default 0); anything else is 400. */
+    private static long afterSeq(Call call) {
+        long after;
+        try {
+            after = Long.parseLong(call.query("afterSeq").orElse("0").strip());
         } catch (NumberFormatException e) {
             throw WorkspaceException.Validation.of("Last-Event-ID / afterSeq must be a sequence number");
         }
         if (after < 0) {
             throw WorkspaceException.Validation.of("Last-Event-ID / afterSeq must not be negative");
         }
-        org.agentworkspace.server.http.StreamLimiter.Slot slot = streams().acquire(call.principal());
-        RunCursor cursor;
-        try {
-            cursor = runs.engine().follow(info.id(), after);
-        } catch (RuntimeException e) {
-            slot.close();
-            throw e;
-        }
-        RunStreams.Out out = streams.sse(call.response());
-        String provider = info.provider();
-        try (slot; cursor; var watch = accountWatch().watch(call.principal().user().id(), () -> { })) {
-            streams.pump(cursor, provider, new RunStreams.Frames() {
-                @Override
-                public void event(RunEntry entry, ObjectNode event, RunStreams.Out o) {
-                    o.emit(entry.seq(), "event", event);
-                }
-
-                @Override
-                public void status(RunEntry entry, RunStatus status, JsonNode payload, RunStreams.Out o) {
-                    ObjectNode s = mapper.createObjectNode();
-                    s.put("runId", entry.runId());
-                    s.put("status", RunStreams.statusName(status));
-                    s.put("seq", entry.seq());
-                    s.put("at", entry.at().toString());
-                    if (payload.has("reason")) {
-                        s.set("reason", payload.get("reason"));
-                    }
-                    o.emit(entry.seq(), "status", s);
-                    if (status.terminal()) {
-                        RunInfo done = runs.engine().find(entry.runId()).orElseThrow();
-                        o.emit(entry.seq(), "done", view(done, runs.summary(done)));
-                    }
-                }
-
-                @Override
-                public void log(RunEntry entry, ObjectNode line, RunStreams.Out o) {
-                    o.emit(entry.seq(), "log", line);
-                }
-            }, out, watch::ended);
-            out.close();
-        } catch (UncheckedIOException e) {
-            // the client went away; the run goes on and can be followed again
-        }
+        return after;
     }
 
     /** The {@code AutomationRun} record. */

@@ -13,10 +13,12 @@ import org.agentworkspace.api.ErrorCodes;
 import org.agentworkspace.api.Scope;
 import org.agentworkspace.api.WorkspaceException;
 import org.agentworkspace.core.auth.Authentication;
+import org.agentworkspace.core.journal.JournalCursor;
 import org.agentworkspace.core.providers.ConfigFileContent;
 import org.agentworkspace.core.providers.ConfigFileEntry;
 import org.agentworkspace.core.providers.InstallJob;
 import org.agentworkspace.core.providers.InstallJobs;
+import org.agentworkspace.core.providers.JobEvent;
 import org.agentworkspace.core.providers.ModelEntry;
 import org.agentworkspace.core.providers.OAuthCallbacks;
 import org.agentworkspace.core.providers.ProviderCredentialStore;
@@ -27,7 +29,9 @@ import org.agentworkspace.server.http.ApiService;
 import org.agentworkspace.server.http.Call;
 import org.agentworkspace.server.http.Guard;
 import org.agentworkspace.server.http.Json;
+import org.agentworkspace.server.http.JournalStream;
 import org.agentworkspace.server.http.RouteTable;
+import org.agentworkspace.server.http.StreamLimiter;
 
 /**
  * Provider management ({@code /api/providers/...}): status, the credential inventory and stored keys, the OAuth
@@ -45,7 +49,7 @@ public final class ProvidersService extends ApiService {
     public ProvidersService(ProviderManagement pm, Authentication auth, Json json, Guard guard, RouteTable table) {
         super("providers", guard, table);
         this.pm = pm;
-        this.stream = new InstallStream(auth, json, streams());
+        this.stream = new InstallStream(json);
     }
 
     @Override
@@ -205,22 +209,16 @@ public final class ProvidersService extends ApiService {
         call.send(Status.ACCEPTED_202, job(job.snapshot()));
     }
 
+    /**
+     * Follows an install job: the kept events after {@code Last-Event-ID} (the one rule, docs/live-channels.md;
+     * without one, all of them), then live until the job's terminal event.
+     */
     private void follow(Call call) throws InterruptedException {
         InstallJobs.Job job = pm.installs().get(provider(call), call.pathParam("jobId"));
-        stream.write(call, job, lastEventId(call));
-    }
-
-    /** The {@code Last-Event-ID} header as a number; absent or not a number replays everything. */
-    private static long lastEventId(Call call) {
-        Optional<String> v = call.request().headers().first(io.helidon.http.HeaderNames.create("Last-Event-ID"));
-        if (v.isEmpty()) {
-            return 0;
-        }
-        try {
-            return Math.max(0, Long.parseLong(v.get().strip()));
-        } catch (NumberFormatException e) {
-            return 0;
-        }
+        StreamLimiter.Slot slot = follower().slot(call.principal());
+        JournalCursor<JobEvent> cursor = job.journal().resume(JournalStream.lastEventId(call), 0);
+        follower().follow(call.principal(), slot, cursor, stream,
+                JournalStream.sse(call.response(), "no-cache, no-transform", true));
     }
 
     private void cancel(Call call) throws InterruptedException {

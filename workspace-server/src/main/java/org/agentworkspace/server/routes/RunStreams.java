@@ -1,36 +1,27 @@
 package org.agentworkspace.server.routes;
 
 import java.io.IOException;
-import java.io.OutputStream;
-import java.io.UncheckedIOException;
-import java.nio.charset.StandardCharsets;
-import java.time.Duration;
-import java.util.Optional;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 
-import io.helidon.http.HeaderNames;
-import io.helidon.http.sse.SseEvent;
 import io.helidon.webserver.http.ServerResponse;
-import io.helidon.webserver.sse.SseSink;
 
 import org.agentworkspace.core.agent.AgentRuns;
 import org.agentworkspace.core.runs.EntryKind;
-import org.agentworkspace.core.runs.RunCursor;
 import org.agentworkspace.core.runs.RunEntry;
 import org.agentworkspace.core.runs.RunStatus;
+import org.agentworkspace.server.http.JournalStream;
 
 /**
- * Writes a run's log to a client as SSE or NDJSON. The cursor delivers every entry after the starting sequence
- * number exactly once and in order; each emitted frame carries its entry's {@code seq} as the SSE {@code id}, so
- * a client that reconnects with {@code Last-Event-ID} continues after the last frame it saw. Native stdout lines
- * are not frames of their own: each is attached as {@code native} to the first event parsed from it.
+ * The frames of a run's log, for the {@link JournalStream} follower (SSE or NDJSON). The run's cursor delivers every
+ * entry after the starting sequence number exactly once and in order; each emitted frame carries its entry's
+ * {@code seq} as the SSE {@code id}, so a client that reconnects with {@code Last-Event-ID} continues after the last
+ * frame it saw. Native stdout lines are not frames of their own: each is attached as {@code native} to the first
+ * event parsed from it.
  */
 final class RunStreams {
-    static final Duration KEEP_ALIVE = Duration.ofSeconds(15);
-
     private final ObjectMapper mapper;
     private final AgentRuns runs;
 
@@ -39,92 +30,28 @@ final class RunStreams {
         this.runs = runs;
     }
 
-    /** One output channel: SSE or NDJSON. Every method flushes. */
-    interface Out extends AutoCloseable {
-        void emit(long id, String name, JsonNode data);
+    /** One output channel of a run stream: a JSON frame with the entry's seq as its id. */
+    static final class Out {
+        private final JournalStream.Out out;
 
-        void keepAlive();
+        Out(JournalStream.Out out) {
+            this.out = out;
+        }
 
-        @Override
-        void close();
+        /** A frame; {@code id} 0 for none. */
+        void emit(long id, String name, JsonNode data) {
+            out.emit(id > 0 ? id : JournalStream.NO_ID, name, data.toString());
+        }
     }
 
-    /**
-     * A keep-alive: a comment line and an empty {@code data:} field. Helidon's SSE sink writes a data field for every
-     * event and cannot write an event without data (a bare comment fails with "no media writer for Object"); an
-     * event whose data is empty is not dispatched by an EventSource (HTML Living Standard, "dispatch the event"), so
-     * clients see nothing but traffic.
-     */
-    static SseEvent keepAliveEvent(String comment) {
-        return SseEvent.builder().comment(comment).data("").build();
+    /** A run stream as SSE ({@code Cache-Control: no-store}, not buffered by proxies). */
+    JournalStream.Out sse(ServerResponse res) {
+        return JournalStream.sse(res, "no-store", true);
     }
 
-    Out sse(ServerResponse res) {
-        res.header(HeaderNames.CACHE_CONTROL, "no-store");
-        res.header(HeaderNames.create("X-Accel-Buffering"), "no");
-        SseSink sink = res.sink(SseSink.TYPE);
-        return new Out() {
-            @Override
-            public void emit(long id, String name, JsonNode data) {
-                SseEvent.Builder b = SseEvent.builder().name(name).data(data.toString());
-                if (id > 0) {
-                    b.id(Long.toString(id));
-                }
-                sink.emit(b.build());
-            }
-
-            @Override
-            public void keepAlive() {
-                sink.emit(keepAliveEvent("keep-alive"));
-            }
-
-            @Override
-            public void close() {
-                sink.close();
-            }
-        };
-    }
-
-    Out ndjson(ServerResponse res) {
-        res.header(HeaderNames.CONTENT_TYPE, "application/x-ndjson");
-        res.header(HeaderNames.CACHE_CONTROL, "no-store");
-        res.header(HeaderNames.create("X-Accel-Buffering"), "no");
-        OutputStream out = res.outputStream();
-        return new Out() {
-            @Override
-            public void emit(long id, String name, JsonNode data) {
-                ObjectNode line = mapper.createObjectNode();
-                line.put("event", name);
-                if (id > 0) {
-                    line.put("id", id);
-                }
-                line.set("data", data);
-                write((line.toString() + "\n").getBytes(StandardCharsets.UTF_8));
-            }
-
-            @Override
-            public void keepAlive() {
-                write("\n".getBytes(StandardCharsets.UTF_8));
-            }
-
-            private void write(byte[] bytes) {
-                try {
-                    out.write(bytes);
-                    out.flush();
-                } catch (IOException e) {
-                    throw new UncheckedIOException(e);
-                }
-            }
-
-            @Override
-            public void close() {
-                try {
-                    out.close();
-                } catch (IOException e) {
-                    throw new UncheckedIOException(e);
-                }
-            }
-        };
+    /** A run stream as NDJSON. */
+    JournalStream.Out ndjson(ServerResponse res) {
+        return JournalStream.ndjson(res, "no-store");
     }
 
     /** What to do with the frames of one stream kind. */
@@ -140,82 +67,55 @@ final class RunStreams {
     }
 
     /**
-     * Copies the log from {@code cursor} to {@code out} until the terminal status entry has been handled.
-     *
-     * @throws UncheckedIOException the client went away
+     * The journal frames of a run stream: each entry of the log through {@code frames}, until the terminal status
+     * entry has been handled. Heartbeats are {@code keep-alive} comments.
      */
-    void pump(RunCursor cursor, String provider, Frames frames, Out out) throws InterruptedException {
-        pump(cursor, provider, frames, out, () -> false);
-    }
+    JournalStream.Frames<RunEntry> frames(String provider, Frames frames) {
+        return new JournalStream.Frames<>() {
+            private JsonNode pendingNative;
 
-    /** How often a stream looks at {@code ended} while the run is quiet. */
-    static final Duration ENDED_CHECK = Duration.ofMillis(250);
-
-    /**
-     * As {@link #pump(RunCursor, String, Frames, Out)}, and ends within {@link #ENDED_CHECK} once {@code ended} says
-     * so (the account that opened the stream was deleted), with an {@code error} event {@code CREDENTIAL_REVOKED}.
-     */
-    void pump(RunCursor cursor, String provider, Frames frames, Out out, java.util.function.BooleanSupplier ended)
-            throws InterruptedException {
-        JsonNode pendingNative = null;
-        long nextBeat = System.nanoTime() + KEEP_ALIVE.toNanos();
-        while (true) {
-            if (ended.getAsBoolean()) {
-                out.emit(0, "error", mapper.createObjectNode().put("code", "CREDENTIAL_REVOKED")
-                        .put("message", "the account that opened this stream was deleted"));
-                return;
-            }
-            Optional<RunEntry> next = cursor.poll(ENDED_CHECK);
-            if (next.isEmpty()) {
-                if (cursor.finished()) {
-                    return;
-                }
-                if (System.nanoTime() - nextBeat >= 0) {
-                    nextBeat = System.nanoTime() + KEEP_ALIVE.toNanos();
-                    out.keepAlive();
-                }
-                continue;
-            }
-            RunEntry e = next.get();
-            JsonNode payload = parse(e.payload());
-            switch (e.kind()) {
-                case NATIVE -> {
-                    String line = runs.redact(e.runId(), provider, payload.path("line").asText());
-                    pendingNative = parseLine(line);
-                }
-                case EVENT -> {
-                    ObjectNode ev = mapper.createObjectNode();
-                    ev.put("seq", e.seq());
-                    ev.put("runId", e.runId());
-                    ev.put("provider", provider);
-                    ev.put("kind", payload.path("kind").asText());
-                    ev.put("at", e.at().toString());
-                    ev.set("data", payload.path("data"));
-                    if (pendingNative != null) {
-                        ev.set("native", pendingNative);
-                        pendingNative = null;
+            @Override
+            public boolean entry(RunEntry e, JournalStream.Out raw) {
+                Out out = new Out(raw);
+                JsonNode payload = parse(e.payload());
+                switch (e.kind()) {
+                    case NATIVE -> {
+                        String line = runs.redact(e.runId(), provider, payload.path("line").asText());
+                        pendingNative = parseLine(line);
                     }
-                    frames.event(e, ev, out);
-                }
-                case STATUS -> {
-                    RunStatus s = RunStatus.ofWireName(payload.path("status").asText("failed"));
-                    frames.status(e, s, payload, out);
-                    if (s.terminal()) {
-                        return;
+                    case EVENT -> {
+                        ObjectNode ev = mapper.createObjectNode();
+                        ev.put("seq", e.seq());
+                        ev.put("runId", e.runId());
+                        ev.put("provider", provider);
+                        ev.put("kind", payload.path("kind").asText());
+                        ev.put("at", e.at().toString());
+                        ev.set("data", payload.path("data"));
+                        if (pendingNative != null) {
+                            ev.set("native", pendingNative);
+                            pendingNative = null;
+                        }
+                        frames.event(e, ev, out);
+                    }
+                    case STATUS -> {
+                        RunStatus s = RunStatus.ofWireName(payload.path("status").asText("failed"));
+                        frames.status(e, s, payload, out);
+                        return s.terminal();
+                    }
+                    case STDERR, TRUNCATED, PARSE_ERROR -> {
+                        ObjectNode line = mapper.createObjectNode();
+                        line.put("seq", e.seq());
+                        line.put("at", e.at().toString());
+                        line.put("stream", e.kind() == EntryKind.STDERR ? "stderr" : "system");
+                        line.put("text", e.kind() == EntryKind.STDERR
+                                ? runs.redact(e.runId(), provider, payload.path("line").asText())
+                                : e.kind().wireName() + " " + e.payload());
+                        frames.log(e, line, out);
                     }
                 }
-                case STDERR, TRUNCATED, PARSE_ERROR -> {
-                    ObjectNode line = mapper.createObjectNode();
-                    line.put("seq", e.seq());
-                    line.put("at", e.at().toString());
-                    line.put("stream", e.kind() == EntryKind.STDERR ? "stderr" : "system");
-                    line.put("text", e.kind() == EntryKind.STDERR
-                            ? runs.redact(e.runId(), provider, payload.path("line").asText())
-                            : e.kind().wireName() + " " + e.payload());
-                    frames.log(e, line, out);
-                }
+                return false;
             }
-        }
+        };
     }
 
     JsonNode parse(String payload) {

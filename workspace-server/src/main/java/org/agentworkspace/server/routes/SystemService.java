@@ -3,18 +3,12 @@ package org.agentworkspace.server.routes;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.LinkedHashMap;
-import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.Optional;
 
-import io.helidon.http.HeaderNames;
 import io.helidon.http.HeaderValues;
-import io.helidon.http.sse.SseEvent;
-import io.helidon.webserver.sse.SseSink;
-import org.agentworkspace.core.auth.AccountWatch;
 
 import org.agentworkspace.api.Principal;
 import org.agentworkspace.api.Scope;
@@ -27,6 +21,9 @@ import org.agentworkspace.core.system.UpdateOutcome;
 import org.agentworkspace.server.ProcessExit;
 import org.agentworkspace.core.notifications.Notification;
 import org.agentworkspace.core.notifications.Notifications;
+import org.agentworkspace.core.journal.EventJournal;
+import org.agentworkspace.core.journal.JournalCursor;
+import org.agentworkspace.core.journal.LastEventId;
 import org.agentworkspace.server.http.Access;
 import org.agentworkspace.server.http.ApiService;
 import org.agentworkspace.server.http.BuildInfo;
@@ -34,6 +31,7 @@ import org.agentworkspace.server.http.Call;
 import org.agentworkspace.server.http.Guard;
 import org.agentworkspace.server.http.StreamLimiter;
 import org.agentworkspace.server.http.Json;
+import org.agentworkspace.server.http.JournalStream;
 import org.agentworkspace.server.http.OpenApiDocument;
 import org.agentworkspace.server.http.RouteTable;
 
@@ -52,16 +50,9 @@ public final class SystemService extends ApiService {
     static final Duration STREAM_WAIT = Duration.ofSeconds(10);
     /** Time for the last bytes of an answer to leave before the exit starts the shutdown. */
     static final Duration FLUSH_DELAY = Duration.ofMillis(250);
-    private static final Duration POLL = Duration.ofSeconds(2);
-
-    /** How often {@code /api/events} sends a heartbeat (keeps proxies from closing idle streams). */
-    static final Duration HEARTBEAT = Duration.ofSeconds(15);
-    /** How often a live stream re-checks that its credential is still valid. */
-    static final Duration RECHECK = Duration.ofSeconds(2);
 
     private final BuildInfo build;
     private final OpenApiDocument openApi;
-    private final Authentication auth;
     private final Json json;
     private final Notifications notifications;
     private final SystemUpdater updater;
@@ -74,7 +65,6 @@ public final class SystemService extends ApiService {
         this.notifications = notifications;
         this.build = build;
         this.openApi = openApi;
-        this.auth = auth;
         this.json = json;
         this.updater = updater;
         this.exit = exit;
@@ -98,7 +88,7 @@ public final class SystemService extends ApiService {
     private void update(Call call) throws InterruptedException {
         Principal p = call.principal();
         // the stream's slot first: a refused stream (429) starts no update
-        StreamLimiter.Slot slot = streams().acquire(p);
+        StreamLimiter.Slot slot = follower().slot(p);
         UpdateJob job;
         try {
             job = updater.start(InstallMode.fromWire(build.installMode()), build.version());
@@ -116,51 +106,38 @@ public final class SystemService extends ApiService {
                         : outcome.toRevision()));
             }
         });
-        call.response().header(HeaderNames.CACHE_CONTROL, "no-cache, no-transform");
-        call.response().header(HeaderNames.create("X-Accel-Buffering"), "no");
-        try (slot; SseSink sink = call.response().sink(SseSink.TYPE)) {
-            long last = 0;
-            long quiet = 0;
-            while (true) {
-                List<UpdateEvent> events = job.eventsAfter(last, POLL);
-                for (UpdateEvent e : events) {
-                    sink.emit(frame(e));
-                    last = e.id();
-                    if (e.terminal()) {
-                        return;
-                    }
+        try {
+            follower().follow(p, slot, job.journal().follow(0), new JournalStream.Frames<>() {
+                @Override
+                public boolean entry(UpdateEvent e, JournalStream.Out out) {
+                    frame(e, out);
+                    return e.terminal();
                 }
-                if (events.isEmpty()) {
-                    quiet += POLL.toMillis();
-                    if (!auth.stillValid(p)) {
-                        sink.emit(event(last + 1, "error", Map.of("code", "CREDENTIAL_REVOKED",
-                                "message", "the credential that opened this stream is no longer valid; the update "
-                                        + "goes on")));
-                        return;
-                    }
-                    if (quiet >= HEARTBEAT.toMillis()) {
-                        quiet = 0;
-                        sink.emit(RunStreams.keepAliveEvent("ping"));
-                    }
-                } else {
-                    quiet = 0;
+
+                @Override
+                public void heartbeat(long at, JournalStream.Out out) {
+                    out.comment("ping");
                 }
-            }
-        } catch (java.io.UncheckedIOException e) {
-            // the client went away; the update goes on
+
+                @Override
+                public void revoked(long at, String message, JournalStream.Out out) {
+                    out.emit(at + 1, "error", JournalStream.error(JournalStream.CREDENTIAL_REVOKED,
+                            message + "; the update goes on"));
+                }
+            }, JournalStream.sse(call.response(), "no-cache, no-transform", true));
         } finally {
             written.countDown();
         }
     }
 
-    private SseEvent frame(UpdateEvent e) {
-        return switch (e) {
+    private void frame(UpdateEvent e, JournalStream.Out out) {
+        switch (e) {
             case UpdateEvent.Log l -> {
                 Map<String, Object> m = new LinkedHashMap<>();
                 m.put("stream", l.stream());
                 m.put("text", l.text());
                 m.put("at", l.at().toString());
-                yield event(l.id(), "log", m);
+                out.emit(l.id(), "log", text(m));
             }
             case UpdateEvent.Progress pr -> {
                 Map<String, Object> m = new LinkedHashMap<>();
@@ -169,11 +146,12 @@ public final class SystemService extends ApiService {
                 if (pr.message() != null) {
                     m.put("message", pr.message());
                 }
-                yield event(pr.id(), "progress", m);
+                out.emit(pr.id(), "progress", text(m));
             }
-            case UpdateEvent.Done d -> event(d.id(), "done", done(d.outcome()));
-            case UpdateEvent.Failed f -> event(f.id(), "error", Map.of("code", f.code(), "message", f.message()));
-        };
+            case UpdateEvent.Done d -> out.emit(d.id(), "done", text(done(d.outcome())));
+            case UpdateEvent.Failed f -> out.emit(f.id(), "error", text(Map.of("code", f.code(), "message",
+                    f.message())));
+        }
     }
 
     static Map<String, Object> done(UpdateOutcome o) {
@@ -258,108 +236,49 @@ public final class SystemService extends ApiService {
      * {@code tasks:read}; a session holds every scope), and {@code heartbeat} every 15 s. Every event carries the id
      * of the newest notification the stream has delivered (the stream's cursor), so a client that reconnects with
      * {@code Last-Event-ID} first gets the notifications it missed (as far as the bounded list still holds them);
-     * without the header the stream starts after the newest one. The stream ends with an {@code error} event when
-     * the credential that opened it is revoked (key deactivated or deleted, account deleted) — checked every 2 s.
+     * without the header, or with one the rule ignores (docs/live-channels.md), the stream starts after the newest
+     * one. The {@link JournalStream} follower ends it with an {@code error} event when the credential that opened it
+     * is revoked (at once for a deleted account, within 2 s for a key).
      */
     private void events(Call call) throws InterruptedException {
         Principal p = call.principal();
         long user = p.user().id();
-        boolean notify = p.has(Scope.TASKS_READ);
-        long newest = notifications.cursor(user);
-        // an id above the newest kept one (another server's, a store put back from a backup) would silence the
-        // stream for good: such a stream starts after the newest, as one without the header
-        long cursor = lastEventId(call).filter(id -> id <= newest).orElse(newest);
-        // deleting the account ends the stream at once: the wait below is interrupted (only while this stream is
-        // open, under the lock, so a late deletion never interrupts the connection's next request)
-        StreamLimiter.Slot slot = streams().acquire(p);
-        Thread streaming = Thread.currentThread();
-        Object lock = new Object();
-        boolean[] open = {true};
-        AccountWatch.Watch watch = accountWatch().watch(user, () -> {
-            synchronized (lock) {
-                if (open[0]) {
-                    streaming.interrupt();
-                }
+        EventJournal<Notification> journal = notifications.journal(user);
+        StreamLimiter.Slot slot = follower().slot(p);
+        // without the header (or with one the rule ignores) the stream starts after the newest notification
+        long newest = journal.newest();
+        long start = LastEventId.resumeAfter(JournalStream.lastEventId(call), newest, newest);
+        // a credential without tasks:read gets ready and heartbeats only
+        JournalCursor<Notification> cursor = p.has(Scope.TASKS_READ) ? journal.follow(start)
+                : JournalCursor.idle(start);
+        follower().follow(p, slot, cursor, new JournalStream.Frames<>() {
+            @Override
+            public void opened(long at, JournalStream.Out out) {
+                Map<String, Object> ready = new LinkedHashMap<>();
+                ready.put("version", build.version());
+                ready.put("user", Map.of("id", p.user().id(), "username", p.user().username()));
+                out.emit(at, "ready", text(ready));
             }
-        });
-        SseSink sink = call.response().sink(SseSink.TYPE);
-        try (slot; sink) {
-            Map<String, Object> ready = new LinkedHashMap<>();
-            ready.put("version", build.version());
-            ready.put("user", Map.of("id", p.user().id(), "username", p.user().username()));
-            sink.emit(event(cursor, "ready", ready));
-            long now = System.nanoTime();
-            long nextCheck = now + RECHECK.toNanos();
-            long nextBeat = now + HEARTBEAT.toNanos();
-            while (true) {
-                Duration wait = Duration.ofNanos(Math.max(0, Math.min(nextCheck, nextBeat) - System.nanoTime()));
-                try {
-                    if (notify) {
-                        for (Notification n : notifications.awaitAfter(user, cursor, wait)) {
-                            sink.emit(event(n.id(), "notification", n.view()));
-                            cursor = n.id();
-                        }
-                    } else {
-                        Thread.sleep(wait.toMillis());
-                    }
-                } catch (InterruptedException e) {
-                    if (!watch.ended()) {
-                        throw e;
-                    }
-                    synchronized (lock) {
-                        open[0] = false;
-                    }
-                    Thread.interrupted();
-                    sink.emit(event(cursor, "error", Map.of("code", "CREDENTIAL_REVOKED",
-                            "message", "the account that opened this stream was deleted")));
-                    return;
-                }
-                now = System.nanoTime();
-                if (now - nextCheck >= 0) {
-                    nextCheck = now + RECHECK.toNanos();
-                    if (!auth.stillValid(p)) {
-                        sink.emit(event(cursor, "error", Map.of("code", "CREDENTIAL_REVOKED",
-                                "message", "the credential that opened this stream is no longer valid")));
-                        return;
-                    }
-                }
-                if (now - nextBeat >= 0) {
-                    nextBeat = now + HEARTBEAT.toNanos();
-                    sink.emit(event(cursor, "heartbeat", Map.of("timestamp", Instant.now().toString())));
-                }
+
+            @Override
+            public boolean entry(Notification n, JournalStream.Out out) {
+                out.emit(n.id(), "notification", text(n.view()));
+                return false;
             }
-        } catch (java.io.UncheckedIOException e) {
-            // the client went away
-        } catch (InterruptedException e) {
-            if (!watch.ended()) {
-                throw e;
+
+            @Override
+            public void heartbeat(long at, JournalStream.Out out) {
+                out.emit(at, "heartbeat", text(Map.of("timestamp", Instant.now().toString())));
             }
-        } finally {
-            synchronized (lock) {
-                open[0] = false;
+
+            @Override
+            public void revoked(long at, String message, JournalStream.Out out) {
+                out.emit(at, "error", JournalStream.error(JournalStream.CREDENTIAL_REVOKED, message));
             }
-            watch.close();
-            if (watch.ended()) {
-                // the deletion's interrupt is spent here, not on the connection
-                Thread.interrupted();
-            }
-        }
+        }, JournalStream.sse(call.response(), null, false));
     }
 
-    /** A numeric {@code Last-Event-ID}; anything else is ignored (the stream then starts at the newest). */
-    private static Optional<Long> lastEventId(Call call) {
-        return call.request().headers().first(HeaderNames.create("Last-Event-ID")).flatMap(v -> {
-            try {
-                long n = Long.parseLong(v.strip());
-                return n >= 0 ? Optional.of(n) : Optional.empty();
-            } catch (NumberFormatException e) {
-                return Optional.empty();
-            }
-        });
-    }
-
-    private SseEvent event(long id, String name, Object data) {
-        return SseEvent.builder().id(Long.toString(id)).name(name)
-                .data(new String(json.write(data), java.nio.charset.StandardCharsets.UTF_8)).build();
+    private String text(Object data) {
+        return new String(json.write(data), java.nio.charset.StandardCharsets.UTF_8);
     }
 }

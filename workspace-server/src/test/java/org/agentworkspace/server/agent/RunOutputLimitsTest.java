@@ -17,6 +17,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import org.agentworkspace.api.provider.ProviderCredentials;
 import org.agentworkspace.core.agent.AgentSettings;
 import org.agentworkspace.server.ServerConfig;
+import org.agentworkspace.server.SseClient;
 import org.agentworkspace.server.TestServer;
 import org.agentworkspace.testkit.fakecli.FakeClis;
 import org.junit.jupiter.api.AfterAll;
@@ -39,12 +40,15 @@ class RunOutputLimitsTest {
 
     @BeforeAll
     static void start() {
-        Path bin = FakeClis.install(tmp.resolve("bin"), List.of("claude", "codex"));
+        Path bin = FakeClis.install(tmp.resolve("bin"), List.of("claude", "codex", "gemini", "opencode"));
         project = tmp.resolve("project");
         Map<String, Map<String, String>> env = new HashMap<>();
         // 3 MiB on one line before the recorded stream: three times the whole cap
         env.put("claude", Map.of("AW_FAKE_HUGE_LINE_BYTES", String.valueOf(3 << 20)));
         env.put("codex", Map.of("AW_FAKE_ENDLESS", "1"));
+        // a line exactly at the 64 KiB cap (kept whole) and one byte over it (cut)
+        env.put("gemini", Map.of("AW_FAKE_HUGE_LINE_BYTES", String.valueOf(64 * 1024)));
+        env.put("opencode", Map.of("AW_FAKE_HUGE_LINE_BYTES", String.valueOf(64 * 1024 + 1)));
         ServerConfig flags = ServerConfig.from(Map.of(), List.of("--max-run-output-bytes", String.valueOf(1 << 20)));
         assertEquals(1 << 20, flags.engine().runs().maxRunBytes());
         // lines are cut at 64 KiB (the engine's setting; 1 MiB by default, no flag)
@@ -102,6 +106,63 @@ class RunOutputLimitsTest {
         assertTrue(events.contains("truncated {\\\"what\\\":\\\"line\\\",\\\"limit\\\":65536,\\\"bytes\\\":"
                 + (3 << 20)), "the log marks the cut line: " + events);
         assertFalse(events.contains("\\\"what\\\":\\\"output\\\""), "the cap was not reached by one cut line");
+    }
+
+    /**
+     * The events of a run whose output had a cut line, followed live from the start and replayed after the end: both
+     * serve every frame (the cut line's marker as a {@code log} frame, the result after it) and end with
+     * {@code done}, with the same ids. A replay of such a run was reported to answer an empty body.
+     */
+    @Test
+    void theEventsOfARunWithACutLineAreServedLiveAndReplayed() throws Exception {
+        String id = startRun("claude");
+        List<SseClient.Event> live;
+        try (SseClient sse = SseClient.open(s.http, s.uri("/api/automation/runs/" + id + "/events"),
+                "X-API-Key", key)) {
+            assertEquals(200, sse.status);
+            live = sse.all();
+        }
+        JsonNode done = await(id);
+        assertEquals("completed", done.path("status").asText(), done.toString());
+        List<SseClient.Event> replay;
+        try (SseClient sse = SseClient.open(s.http, s.uri("/api/automation/runs/" + id + "/events"),
+                "X-API-Key", key)) {
+            assertEquals(200, sse.status);
+            replay = sse.all();
+        }
+        for (List<SseClient.Event> all : List.of(live, replay)) {
+            assertFalse(all.isEmpty(), "the stream has a body");
+            assertEquals("done", all.getLast().name(), "the stream ends with done: " + all.size() + " frames");
+            assertEquals("completed", TestServer.JSON.readTree(all.getLast().data()).path("status").asText());
+            assertTrue(all.stream().anyMatch(e -> e.name().equals("log")
+                    && e.data().contains("\\\"what\\\":\\\"line\\\"")), "the cut line's marker is a log frame");
+            assertTrue(all.stream().anyMatch(e -> e.name().equals("event") && e.data().contains("MOCK-REPLY")),
+                    "the result after the cut line is served");
+            assertEquals(done.path("lastSeq").asLong(), Long.parseLong(all.getLast().id()),
+                    "up to the last stored entry");
+        }
+        assertEquals(live.stream().map(SseClient.Event::id).toList(), replay.stream().map(SseClient.Event::id)
+                .toList(), "live and replay serve the same frames");
+    }
+
+    /** Lines at the cap and just over it: the replay serves every entry and ends with {@code done}. */
+    @Test
+    void runsWithALineAtTheCapOrJustOverItReplayToTheEnd() throws Exception {
+        for (String agent : List.of("gemini", "opencode")) {
+            String id = startRun(agent);
+            JsonNode done = await(id);
+            try (SseClient sse = SseClient.open(s.http, s.uri("/api/automation/runs/" + id + "/events"),
+                    "X-API-Key", key)) {
+                assertEquals(200, sse.status);
+                List<SseClient.Event> all = sse.all();
+                assertFalse(all.isEmpty(), agent + ": the replay has a body");
+                assertEquals("done", all.getLast().name(), agent + ": " + all.size() + " frames");
+                assertEquals(done.path("lastSeq").asLong(), Long.parseLong(all.getLast().id()), agent);
+                boolean cut = all.stream().anyMatch(e -> e.name().equals("log")
+                        && e.data().contains("\\\"what\\\":\\\"line\\\""));
+                assertEquals(agent.equals("opencode"), cut, agent + ": cut only over the cap");
+            }
+        }
     }
 
     @Test
