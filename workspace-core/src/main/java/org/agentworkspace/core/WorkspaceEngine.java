@@ -317,6 +317,9 @@ public final class WorkspaceEngine implements AutoCloseable {
             org.agentworkspace.core.agent.AgentRuns launcher = org.agentworkspace.core.agent.AgentRuns.create(runs,
                     providers.adapters(), config.dataDir(), environment, agent,
                     providers.credentials());
+            // one rule for a provider's binary: the status route reports the binary a run spawns (--cli-path first)
+            providers.useOperatorBinaries(settings.binaries());
+            launcher.useBinaryResolver(providers::resolveBinary);
             notifications.attach(launcher);
             agentRunService = org.agentworkspace.core.agent.AgentRunService.create(launcher, tasks);
         }

@@ -138,8 +138,23 @@ public final class AgentRuns {
         return providers.ids();
     }
 
+    /**
+     * Where the engine's provider management resolves binaries (the status route's rule), when this launcher was
+     * built by the engine; {@code null} for a launcher built on its own (tests, embedders), which uses its settings.
+     */
+    private volatile java.util.function.Function<String, Optional<Path>> resolver;
+
+    /** Resolves binaries as this function does (the engine passes its provider management's {@code resolveBinary}). */
+    public void useBinaryResolver(java.util.function.Function<String, Optional<Path>> resolver) {
+        this.resolver = resolver;
+    }
+
     /** The provider's binary on this host, if any. */
     public Optional<Path> findBinary(AgentProvider provider) {
+        java.util.function.Function<String, Optional<Path>> r = resolver;
+        if (r != null) {
+            return r.apply(provider.id());
+        }
         Path configured = settings.binaries().getOrDefault(provider.id(), settings.binaries().get("*"));
         BinaryLocator locator = configured != null
                 ? new BinaryLocator(null, List.of(), configured)

@@ -154,9 +154,29 @@ public final class ProviderManagement implements AutoCloseable {
         return catalog;
     }
 
-    /** The locator of a provider: {@code <dataDir>/cli-bin}, the server's PATH, then {@code AW_<ID>_PATH}. */
+    /**
+     * The operator's binaries for runs ({@code --cli-path}: per provider id, or {@code *} for every provider). Set
+     * once by the engine when it builds its run service, so the status route and the runs resolve a provider's binary
+     * the same way: an operator who points a provider at a binary sees that binary in its status.
+     */
+    private volatile Map<String, Path> operatorBinaries = Map.of();
+
+    /** Uses these operator-configured binaries (see {@link #resolveBinary}); ids not in the catalog are ignored. */
+    public void useOperatorBinaries(Map<String, Path> binaries) {
+        this.operatorBinaries = Map.copyOf(binaries);
+    }
+
+    /**
+     * The locator of a provider: the operator's {@code --cli-path} binary for it (or for every provider) alone when
+     * one is configured; otherwise {@code <dataDir>/cli-bin}, the server's PATH, then {@code AW_<ID>_PATH}.
+     */
     public BinaryLocator locator(String provider) {
         catalog.require(provider);
+        Map<String, Path> operator = operatorBinaries;
+        Path configured = operator.getOrDefault(provider, operator.get("*"));
+        if (configured != null) {
+            return new BinaryLocator(null, java.util.List.of(), configured);
+        }
         return BinaryLocator.create(paths.dataDir(), launch.baseEnv().get("PATH"),
                 settings.configuredBinaries().get(provider));
     }

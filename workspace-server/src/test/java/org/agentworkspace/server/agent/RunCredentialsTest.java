@@ -92,6 +92,22 @@ class RunCredentialsTest {
         }
     }
 
+    /**
+     * The status route reports the binary a run spawns: with the CLIs configured as an operator does
+     * ({@code --cli-path}), every provider's status names that binary (it used to say "not installed" while runs used
+     * it, because the status route only looked in cli-bin, PATH and {@code AW_<ID>_PATH}).
+     */
+    @Test
+    @Order(0)
+    void statusNamesTheConfiguredBinaryRunsUse() throws Exception {
+        for (String p : List.of("claude", "codex", "gemini", "qwen", "opencode", "grok", "cursor")) {
+            JsonNode st = expect(s.get("/api/providers/" + p + "/auth/status", bearer(admin)), 200, null);
+            assertTrue(st.path("installed").asBoolean(), p + ": " + st);
+            assertEquals(FakeClis.binary(tmp.resolve("bin"), p).toRealPath().toString(),
+                    Path.of(st.path("binaryPath").asText()).toRealPath().toString(), p + ": " + st);
+        }
+    }
+
     static String sha(String s) {
         try {
             return HexFormat.of().formatHex(MessageDigest.getInstance("SHA-256")
