@@ -87,6 +87,10 @@ class RightsRoutesTest {
             }
             return InetAddress.getAllByName(host);
         };
+        // a conversation an administrator had with claude on this host, found in its history on disk
+        org.agentworkspace.testkit.historygen.HistoryGenerator.writeSession(home, "claude",
+                Files.createDirectories(allowed.resolve("admin-work")).toString(), "Admin's private title",
+                "First prompt of the admin", java.time.Instant.now().minus(java.time.Duration.ofHours(1)), 3, 4_000);
         s = TestServer.start(c -> c.withEngine(c.engine().withAccess(c.engine().access().withResolver(hook)))
                 .withProjectRoots(List.of(allowed))
                 .withOutboundAllow(Set.of("127.0.0.1:" + permitted.getAddress().getPort()))
@@ -105,6 +109,41 @@ class RightsRoutesTest {
         s.close();
         permitted.stop(0);
         internal.stop(0);
+    }
+
+    /**
+     * The project list is open to {@code projects:read}, but the conversations in the CLIs' histories are listed only
+     * to administrators: another account sees the projects with their session count and no session (no title).
+     */
+    @Test
+    void theProjectListShowsSessionTitlesOnlyToAdministrators() throws Exception {
+        long deadline = System.nanoTime() + java.time.Duration.ofSeconds(30).toNanos();
+        com.fasterxml.jackson.databind.JsonNode adminView = null;
+        while (System.nanoTime() < deadline) {
+            adminView = expect(s.get("/api/projects", bearer(admin)), 200, null);
+            if (adminView.toString().contains("Admin's private title")) {
+                break;
+            }
+            Thread.sleep(100);
+        }
+        org.junit.jupiter.api.Assertions.assertTrue(adminView.toString().contains("Admin's private title"),
+                adminView.toString());
+        for (com.fasterxml.jackson.databind.JsonNode bobView : List.of(
+                expect(s.get("/api/projects", bearer(bob)), 200, null),
+                expect(s.get("/api/projects", "X-API-Key", bobKey), 200, null))) {
+            org.junit.jupiter.api.Assertions.assertFalse(bobView.toString().contains("Admin's private title"),
+                    bobView.toString());
+            org.junit.jupiter.api.Assertions.assertFalse(bobView.toString().contains("First prompt of the admin"));
+            boolean found = false;
+            for (com.fasterxml.jackson.databind.JsonNode p : bobView) {
+                org.junit.jupiter.api.Assertions.assertEquals(0, p.path("sessions").size(), p.toString());
+                if (p.path("path").asText().endsWith("admin-work")) {
+                    found = true;
+                    org.junit.jupiter.api.Assertions.assertEquals(1, p.path("sessionCount").asInt(), p.toString());
+                }
+            }
+            org.junit.jupiter.api.Assertions.assertTrue(found, bobView.toString());
+        }
     }
 
     static Map<String, Object> quick(Path p, boolean create) {

@@ -45,18 +45,38 @@ public final class ProjectsService extends ApiService {
     }
 
     private byte[] cachedList() {
+        return cachedList(true);
+    }
+
+    /**
+     * The list for an administrator (each project's newest sessions with their titles), or for anyone else: the same
+     * projects without their sessions — the CLIs' histories on disk are every account's conversations, and only
+     * administrators list them (docs/auth.md "Host state and accounts"); {@code sessionCount} stays.
+     */
+    private byte[] cachedList(boolean admin) {
         long hv = history.version();
         long rv = projects.version() + sessionChanges.get();
-        Serialized c = listCache;
+        Serialized c = admin ? listCache : memberListCache;
         boolean fresh = c != null && c.historyVersion() == hv && c.registryVersion() == rv;
         boolean recentDuringListing = c != null && c.registryVersion() == rv && !history.listed()
                 && System.nanoTime() - c.builtAt() < LISTING_REBUILD_NANOS;
         if (!fresh && !recentDuringListing) {
-            List<Map<String, Object>> out = history.projects().stream().map(Views::project).toList();
+            List<Map<String, Object>> out = history.projects().stream().map(Views::project)
+                    .map(m -> admin ? m : withoutSessions(m)).toList();
             c = new Serialized(hv, rv, json().write(out));
-            listCache = c;
+            if (admin) {
+                listCache = c;
+            } else {
+                memberListCache = c;
+            }
         }
         return c.bytes();
+    }
+
+    private static Map<String, Object> withoutSessions(Map<String, Object> project) {
+        Map<String, Object> m = new java.util.LinkedHashMap<>(project);
+        m.put("sessions", List.of());
+        return m;
     }
 
     @Override
@@ -92,12 +112,13 @@ public final class ProjectsService extends ApiService {
     private static final long LISTING_REBUILD_NANOS = 500_000_000L;
 
     private volatile Serialized listCache;
+    private volatile Serialized memberListCache;
     private volatile Serialized sessionsCacheVersion;
     private final java.util.concurrent.ConcurrentHashMap<String, byte[]> sessionsCache =
             new java.util.concurrent.ConcurrentHashMap<>();
 
     private void list(Call call) {
-        call.okJson(cachedList());
+        call.okJson(cachedList(call.principal().user().admin()));
     }
 
     /** Session deletes through this service (the index's version also moves once it notices the file is gone). */
