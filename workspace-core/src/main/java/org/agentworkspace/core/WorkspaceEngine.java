@@ -312,8 +312,13 @@ public final class WorkspaceEngine implements AutoCloseable {
             org.agentworkspace.core.agent.AgentSettings settings) {
         if (agentRunService == null) {
             // a run's working directory must still lie where projects may (it follows the roots)
+            // a project is a registered one, else one found only in the CLIs' histories (a person continues a
+            // conversation found on disk without registering its folder first); either way its folder must still lie
+            // where projects may
             org.agentworkspace.core.agent.AgentSettings agent = settings.withProjects(id -> projects.lookup(id)
-                    .map(p -> projects.checkWorkingDirectory(java.nio.file.Path.of(p.path()))));
+                    .map(p -> projects.checkWorkingDirectory(java.nio.file.Path.of(p.path())))
+                    .or(() -> history.findProject(id).filter(h -> !h.registered())
+                            .map(h -> projects.checkWorkingDirectory(java.nio.file.Path.of(h.path())))));
             org.agentworkspace.core.agent.AgentRuns launcher = org.agentworkspace.core.agent.AgentRuns.create(runs,
                     providers.adapters(), config.dataDir(), environment, agent,
                     providers.credentials());

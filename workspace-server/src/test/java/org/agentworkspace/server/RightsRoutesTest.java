@@ -146,6 +146,42 @@ class RightsRoutesTest {
         }
     }
 
+    /**
+     * A project found only in the CLIs' histories (never registered) is one a run may name: a person who picks a
+     * conversation from history and continues it sends that project's name, as the web UI does (a /ws turn and
+     * /api/automation/run resolve projects through the engine's one rule).
+     */
+    @Test
+    void aRunMayNameAProjectFoundOnlyInTheHistories() throws Exception {
+        long deadline = System.nanoTime() + java.time.Duration.ofSeconds(30).toNanos();
+        String name = null;
+        while (name == null && System.nanoTime() < deadline) {
+            for (com.fasterxml.jackson.databind.JsonNode p : expect(s.get("/api/projects", bearer(admin)), 200, null)) {
+                if (p.path("path").asText().endsWith("admin-work")) {
+                    assertFalse(p.path("registered").asBoolean(), p.toString());
+                    name = p.path("name").asText();
+                }
+            }
+            Thread.sleep(100);
+        }
+        assertTrue(name != null, "the history project is listed");
+        com.fasterxml.jackson.databind.JsonNode started = expect(s.post("/api/automation/run",
+                Map.of("prompt", "Say hello", "projectId", name), "X-API-Key", adminKey), 202, null);
+        String runId = started.path("runId").asText(started.path("id").asText());
+        com.fasterxml.jackson.databind.JsonNode run = null;
+        while (System.nanoTime() < deadline + java.time.Duration.ofSeconds(30).toNanos()) {
+            run = expect(s.get("/api/automation/runs/" + runId, "X-API-Key", adminKey), 200, null);
+            if (List.of("completed", "failed", "cancelled", "timed_out").contains(run.path("status").asText())) {
+                break;
+            }
+            Thread.sleep(50);
+        }
+        assertEquals("completed", run.path("status").asText(), run.toString());
+        // an unknown name is still 404
+        expect(s.post("/api/automation/run", Map.of("prompt", "Say hello", "projectId", "no-such-project-x"),
+                "X-API-Key", adminKey), 404, "PROJECT_NOT_FOUND");
+    }
+
     static Map<String, Object> quick(Path p, boolean create) {
         return Map.of("path", p.toString(), "create", create);
     }
