@@ -10,7 +10,8 @@
 // * Web Push: Chromium's PushManager.subscribe needs its vendor's push service, which this machine cannot reach, so
 //   an init script answers subscribe() with a subscription whose endpoint is a push service stand-in run here (an
 //   HTTP server in this script) and whose keys this script holds. Everything else is real: the settings page asks
-//   the permission, fetches the server's VAPID key and registers the subscription; a run finishes; the server
+//   the permission, fetches the server's VAPID key and registers the subscription; its "Send a test" button makes the
+//   server push a test message to the stand-in (decrypted and checked; a second press is rate-limited); a run finishes; the server
 //   encrypts the notification (RFC 8291) and POSTs it to the stand-in, which checks the VAPID header and decrypts it
 //   with the subscription's private key; the decrypted message is then delivered into the real service worker as a
 //   push event (CDP ServiceWorker.deliverPushMessage), which shows the notification; a notificationclick event is
@@ -204,7 +205,8 @@ try {
   check(installability.installabilityErrors.length === 0, `installable: ${JSON.stringify(installability.installabilityErrors)}`);
 
   log('Web Push: turn it on in Settings → Notifications');
-  await page.getByRole('button', { name: 'Settings' }).click();
+  await page.getByRole('button', { name: 'Settings' }).click(); // opens on Providers
+  await page.getByRole('navigation', { name: 'Settings pages' }).getByRole('link', { name: 'Notifications' }).click();
   await page.getByRole('button', { name: 'Turn on for this device' }).click();
   await page.getByText('This browser will get notifications.').waitFor();
   const serverKey = await page.evaluate(async () => (await (await fetch('/api/notifications/web-push/public-key')).json()).publicKey);
@@ -214,6 +216,18 @@ try {
   check(JSON.stringify(subs).includes(`http://127.0.0.1:${pushService.address().port}`), `the subscription is registered: ${JSON.stringify(subs).slice(0, 300)}`);
   await page.locator('input[type=checkbox]').first().waitFor();
   await shot(page, 'pwa-01-notifications-on');
+
+  log('"Send a test": the server pushes a test message to this subscription');
+  await page.getByRole('button', { name: 'Send a test' }).click();
+  await page.getByText('A test notification is on its way to your subscribed device.').waitFor();
+  const testMsg = await poll('the test message at the stand-in', () => received.find((m) => m.method === 'POST'));
+  check(testMsg.path === new URL(endpoint).pathname, `the test went to the subscription's endpoint: ${testMsg.path}`);
+  check((testMsg.headers.authorization ?? '').includes('k=' + serverKey), 'the test carries the VAPID header');
+  const testNote = JSON.parse(decryptPush(testMsg.body));
+  check(testNote.kind === 'test' && testNote.title === 'Test notification', `a test message: ${JSON.stringify(testNote)}`);
+  await page.getByRole('button', { name: 'Send a test' }).click();
+  await page.getByText(/try again in \d+ s/).waitFor();
+  received.splice(0); // what follows looks for the run's message
 
   log('a run finishes: the server pushes an encrypted message to the subscription\'s endpoint');
   await page.getByRole('button', { name: new RegExp(folderName) }).first().click();
@@ -235,6 +249,8 @@ try {
   const note = JSON.parse(plaintext);
   console.log(`  push message (decrypted): ${plaintext.slice(0, 300)}`);
   check(note.kind === 'stop', `a "stop" notification: ${note.kind}`);
+  check(note.provider === 'codex', `the message names the run's provider: ${note.provider}`);
+  const openUrl = `${sessionUrl}?provider=codex`;
   check(`/projects/${encodeURIComponent(note.projectName)}/sessions/${encodeURIComponent(note.sessionId)}` === sessionUrl,
     `the notification is about the session just run (${sessionUrl})`);
 
@@ -250,14 +266,14 @@ try {
   const worker = () => ctx.serviceWorkers().at(-1);
   const shown = await poll('the notification', () => worker().evaluate(async () => (await self.registration.getNotifications())
     .map((n) => ({ title: n.title, body: n.body, url: n.data && n.data.url }))).then((l) => l.length && l), 15000);
-  check(shown.length === 1 && shown[0].title === note.title && shown[0].url === sessionUrl, `one notification opening the session: ${JSON.stringify(shown)}`);
+  check(shown.length === 1 && shown[0].title === note.title && shown[0].url === openUrl, `one notification opening the session under its provider: ${JSON.stringify(shown)}`);
 
   log('a click on the notification opens its session in the open window');
   await worker().evaluate(async () => {
     const [n] = await self.registration.getNotifications();
     self.dispatchEvent(new NotificationEvent('notificationclick', { notification: n }));
   }).catch((e) => console.log(`  (the synthetic event's waitUntil: ${String(e).split('\n')[0]})`));
-  await page.waitForURL((u) => u.pathname === sessionUrl, { timeout: 10000 });
+  await page.waitForURL((u) => u.pathname === sessionUrl && u.searchParams.get('provider') === 'codex', { timeout: 10000 });
   // the conversation view of that session (the fake codex keeps no CLI history, so the finished turn's messages are
   // not listed there: the view says the session has no messages)
   await page.locator('.conversation .conv-title h1', { hasText: note.sessionId }).waitFor();

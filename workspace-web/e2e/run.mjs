@@ -3,7 +3,8 @@
 // failure; screenshots go to AW_E2E_SHOTS for review.
 //
 // env: AW_E2E_URL (server), AW_E2E_PROJECT (absolute folder with a history session), AW_E2E_SHOTS (folder),
-//      AW_E2E_REAL_CLAUDE=1 (the real claude runs the permission scenario), AW_CHROMIUM (default /usr/bin/chromium)
+//      AW_E2E_REAL_CLAUDE=1 (the real claude runs the permission scenario), AW_CHROMIUM (default /usr/bin/chromium),
+//      AW_E2E_MOCK_URL (the mock LLM: saved as claude's base URL with a key on the provider page, as a user does)
 import { chromium } from 'playwright-core';
 import { readFileSync, mkdirSync, existsSync } from 'node:fs';
 import { createRequire } from 'node:module';
@@ -13,6 +14,7 @@ const base = process.env.AW_E2E_URL;
 const projectDir = process.env.AW_E2E_PROJECT;
 const shots = process.env.AW_E2E_SHOTS ?? 'target/web-e2e';
 const realClaude = process.env.AW_E2E_REAL_CLAUDE === '1';
+const mockUrl = process.env.AW_E2E_MOCK_URL ?? '';
 const user = 'admin';
 const password = 'a long e2e password';
 mkdirSync(shots, { recursive: true });
@@ -129,6 +131,21 @@ try {
   await page.getByRole('button', { name: 'Sign in' }).click();
   await page.getByRole('alert').waitFor();
   await login(page);
+
+  if (mockUrl) {
+    log("claude's key and base URL, saved on the provider page as a user does");
+    await page.goto(base + '/settings/providers/claude');
+    const keyForm = page.getByRole('form', { name: 'API key' });
+    await keyForm.getByLabel('Key', { exact: true }).fill('sk-aw-web-e2e');
+    await keyForm.getByLabel('Base URL (optional)').fill(mockUrl);
+    await keyForm.getByRole('button', { name: 'Save key' }).click();
+    await keyForm.getByRole('status').getByText(/^Saved your key /).waitFor();
+    await keyForm.getByText('Your runs use:').waitFor();
+    check((await keyForm.innerText()).includes(mockUrl), 'the page shows the saved base URL');
+    check(!(await keyForm.innerText()).includes('sk-aw-web-e2e'), 'the key is never shown again');
+    await page.goto(base + '/');
+    await page.getByRole('navigation', { name: 'Projects' }).waitFor();
+  }
 
   log('the sidebar lists the project found in the CLI history');
   const projectButton = page.getByRole('button', { name: new RegExp(folderName) }).first();

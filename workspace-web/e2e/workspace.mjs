@@ -197,7 +197,11 @@ try {
   await git(page).getByRole('button', { name: 'Commit staged' }).click();
   await git(page).getByText(/^Committed [0-9a-f]{7} on main\./).waitFor();
   await git(page).getByText('Nothing to commit: the working tree is clean.').waitFor();
-  await git(page).getByRole('list', { name: 'Commits made here' }).getByText('Commit from the browser').waitFor();
+  // the history comes from GET /api/git/log: this tab's commit on top, and the commits made outside the browser
+  const history = git(page).getByRole('list', { name: 'History' });
+  await history.getByText('Commit from the browser').waitFor();
+  const historyText = await history.innerText();
+  check(historyText.indexOf('Commit from the browser') < historyText.indexOf('the logo') && historyText.includes('the start'), `the history lists older commits made with git, newest first (${historyText})`);
   log('git: push without a remote shows the server message');
   await git(page).getByRole('button', { name: 'Push' }).click();
   const pushErr = await git(page).getByRole('alert').innerText();
@@ -251,6 +255,7 @@ try {
   await git(pp).getByLabel('Commit message').fill('Phone commit from the browser');
   await git(pp).getByRole('button', { name: 'Commit staged' }).click();
   await git(pp).getByText(/^Committed [0-9a-f]{7} on main\./).waitFor();
+  await git(pp).getByRole('list', { name: 'History' }).getByText('Phone commit from the browser').waitFor();
   await shot(pp, 'phone-03-git');
   await axe(pp, 'phone git');
   await panelButton(pp, 'Terminal').click();

@@ -86,6 +86,18 @@ function Notifications() {
     setStatus('Push notifications are off for this browser.');
   }
 
+  // a test message to this account's subscriptions (this device's among them), whatever the preferences say
+  async function sendTest() {
+    setStatus('');
+    try {
+      const r = await api<{ sent: number }>('/api/notifications/web-push/test', { method: 'POST', body: {} });
+      setStatus(r.sent === 0 ? 'No device of yours is subscribed: turn notifications on first.'
+        : `A test notification is on its way to ${r.sent === 1 ? 'your subscribed device' : `your ${r.sent} subscribed devices`}.`);
+    } catch (e) {
+      setStatus((e as Error).message);
+    }
+  }
+
   // the route takes the whole document: a copy with one value changed
   async function toggle(path: string[], value: boolean) {
     const body = JSON.parse(JSON.stringify(prefs?.preferences ?? {}));
@@ -107,6 +119,7 @@ function Notifications() {
       {supported && (
         <div class="row">
           {subscribed ? <button onClick={unsubscribe}>Turn off on this device</button> : <button class="primary" onClick={subscribe}>Turn on for this device</button>}
+          {subscribed && <button onClick={sendTest}>Send a test</button>}
         </div>
       )}
       {status && <p class="notice" role="status">{status}</p>}

@@ -47,7 +47,9 @@ self.addEventListener('fetch', (event) => {
 
 function sessionUrl(n) {
   if (n && n.projectName && n.sessionId) {
-    return '/projects/' + encodeURIComponent(n.projectName) + '/sessions/' + encodeURIComponent(n.sessionId);
+    // the session lives in its provider's history: without ?provider= the page would look under the default one
+    return '/projects/' + encodeURIComponent(n.projectName) + '/sessions/' + encodeURIComponent(n.sessionId)
+      + (n.provider ? '?provider=' + encodeURIComponent(n.provider) : '');
   }
   if (n && n.projectName) return '/projects/' + encodeURIComponent(n.projectName);
   return '/';

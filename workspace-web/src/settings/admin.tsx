@@ -1,5 +1,6 @@
 // The production agent loop (administrators): the review queue with each item's diff (keep or revert), workspace
 // checkpoints with restore, background jobs, CI repair plans and the release policy form. docs/agent-loop.md.
+import { lazy, Suspense } from 'preact/compat';
 import { useEffect, useState } from 'preact/hooks';
 import { api, enc, type Project } from '../api';
 import { ErrorText, Link, useAction, useResource, when } from './common';
@@ -26,11 +27,18 @@ export default function AdminPage({ admin }: { admin: boolean }) {
   );
 }
 
-export function DiffView({ text }: { text: string }) {
+// the workspace's diff viewer (files, unified or side by side), loaded with the first diff opened here
+const WorkspaceDiff = lazy(() => import('../workspace/diffview').then((m) => ({ default: m.DiffView })));
+
+function ReviewDiff({ text, truncated }: { text: string; truncated?: boolean }) {
+  const [mode, setMode] = useState<'unified' | 'split'>('unified');
   return (
-    <pre class="diff" tabIndex={0} aria-label="Diff">
-      {text.split('\n').map((l, i) => <span key={i} class={l.startsWith('+') && !l.startsWith('+++') ? 'add' : l.startsWith('-') && !l.startsWith('---') ? 'del' : 'ctx'}>{l || ' '}</span>)}
-    </pre>
+    <div class="stack" role="region" aria-label="Diff">
+      <div class="row"><button aria-pressed={mode === 'split'} onClick={() => setMode(mode === 'split' ? 'unified' : 'split')}>{mode === 'split' ? 'Unified' : 'Side by side'}</button></div>
+      <Suspense fallback={<p>Loading the diff viewer…</p>}>
+        <WorkspaceDiff text={text} truncated={truncated} mode={mode} />
+      </Suspense>
+    </div>
   );
 }
 
@@ -62,8 +70,7 @@ function ReviewQueue() {
             </div>
             {open === it.id && (
               <>
-                {diff ? <DiffView text={diff.diff || '(no textual changes)'} /> : <p>Loading the diff…</p>}
-                {diff?.truncated && <p class="muted small">The diff is cut short.</p>}
+                {diff ? <ReviewDiff text={diff.diff} truncated={diff.truncated} /> : <p>Loading the diff…</p>}
                 <div class="row">
                   <button class="primary" onClick={() => decide(it.id, 'approve')}>Keep</button>
                   <button class="danger" disabled={it.recordChanged} onClick={() => confirm('Put the files back as they were before the run?') && decide(it.id, 'reject', true)}>Revert</button>

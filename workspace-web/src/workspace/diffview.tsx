@@ -4,6 +4,7 @@
 import { memo } from 'preact/compat';
 import { useEffect, useMemo, useState } from 'preact/hooks';
 import { isLarge, parseDiff, sideBySide, type DiffFile, type DiffRow } from './gitdiff';
+import './diffview.css';
 
 const BATCH = 25;
 /** In a change set of more files than this, the files after the first OPEN_FIRST start folded (one line each). */

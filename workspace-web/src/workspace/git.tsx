@@ -8,7 +8,11 @@ import { DiffView } from './diffview';
 
 interface GitStatus { branch: string; ahead: number; behind: number; modified: string[]; added: string[]; deleted: string[]; untracked: string[]; staged: string[] }
 interface Branches { current: string; local: string[]; remote: string[] }
+interface LogCommit { hash: string; shortHash: string; subject: string; author: string; authorEmail: string; date: string }
+interface GitLog { commits: LogCommit[]; next: string | null }
 interface DiffState { title: string; text: string; truncated?: boolean }
+
+const LOG_PAGE = 30;
 
 const GROUPS: [keyof GitStatus, string][] = [['modified', 'Modified'], ['added', 'Added'], ['deleted', 'Deleted'], ['untracked', 'Untracked']];
 
@@ -21,17 +25,19 @@ export default function GitPanel({ project, visible }: { project: string; visibl
   const [message, setMessage] = useState('');
   const [diff, setDiff] = useState<DiffState | null>(null);
   const [mode, setMode] = useState<'unified' | 'split'>('unified');
-  const [commits, setCommits] = useState<{ hash: string; message: string; branch: string }[]>([]);
+  const [log, setLog] = useState<GitLog | null>(null);
   const [target, setTarget] = useState('');
 
   async function load() {
     try {
-      const [s, b] = await Promise.all([
+      const [s, b, l] = await Promise.all([
         api<GitStatus>(`/api/git/status?project=${enc(project)}`),
         api<Branches>(`/api/git/branches?project=${enc(project)}`),
+        api<GitLog>(`/api/git/log?project=${enc(project)}&limit=${LOG_PAGE}`),
       ]);
       setStatus(s);
       setBranches(b);
+      setLog(l);
       setError('');
     } catch (e) {
       setError(describe(e, 'Git status'));
@@ -78,13 +84,18 @@ export default function GitPanel({ project, visible }: { project: string; visibl
     if (!message.trim()) return;
     const r = await run('Commit', () => api<{ commit: string; branch?: string }>('/api/git/commit', { method: 'POST', body: { project, message } }));
     if (r) {
-      setCommits((c) => [{ hash: r.commit, message: message.split('\n')[0], branch: r.branch ?? status?.branch ?? '' }, ...c].slice(0, 20));
       setNote(`Committed ${r.commit.slice(0, 7)} on ${r.branch ?? status?.branch}.`);
       setMessage('');
       setDiff(null);
       load();
       window.dispatchEvent(new CustomEvent('aw-files-changed'));
     }
+  }
+
+  async function older() {
+    if (!log?.next) return;
+    const more = await run('History', () => api<GitLog>(`/api/git/log?project=${enc(project)}&limit=${LOG_PAGE}&cursor=${enc(log.next!)}`));
+    if (more) setLog({ commits: [...log.commits, ...more.commits], next: more.next });
   }
 
   async function remote(kind: 'push' | 'pull') {
@@ -172,12 +183,19 @@ export default function GitPanel({ project, visible }: { project: string; visibl
           <textarea id="aw-commit-msg" value={message} onInput={(e) => setMessage(e.currentTarget.value)} placeholder="What changed and why" />
           <div class="row"><button class="primary" type="submit" disabled={!message.trim() || !!busy}>Commit staged</button></div>
         </form>
-        {commits.length > 0 && (
+        {log && (
           <div class="git-group">
-            <h3>Committed here</h3>
-            <ul class="git-log" aria-label="Commits made here">
-              {commits.map((c) => <li key={c.hash}><code>{c.hash.slice(0, 7)}</code> {c.message} <span class="muted">({c.branch})</span></li>)}
-            </ul>
+            <h3>History</h3>
+            {log.commits.length === 0 ? <p class="muted pad-s">No commits yet.</p> : (
+              <ul class="git-log" aria-label="History">
+                {log.commits.map((c) => (
+                  <li key={c.hash} title={`${c.hash}\n${c.author} <${c.authorEmail}>`}>
+                    <code>{c.shortHash}</code> {c.subject} <span class="muted small">{c.author}, <time dateTime={c.date}>{new Date(c.date).toLocaleString()}</time></span>
+                  </li>
+                ))}
+              </ul>
+            )}
+            {log.next && <div class="row pad-s"><button class="small" onClick={older} disabled={!!busy}>Older commits</button></div>}
           </div>
         )}
         {diff && (

@@ -17,6 +17,7 @@ import org.agentworkspace.api.files.RelativePath;
 import org.agentworkspace.api.vcs.Branches;
 import org.agentworkspace.api.vcs.CheckoutResult;
 import org.agentworkspace.api.vcs.CommitIdentity;
+import org.agentworkspace.api.vcs.CommitLog;
 import org.agentworkspace.api.vcs.CommitRequest;
 import org.agentworkspace.api.vcs.CommitResult;
 import org.agentworkspace.api.vcs.DiffRequest;
@@ -71,6 +72,7 @@ import org.eclipse.jgit.lib.RepositoryState;
 import org.eclipse.jgit.lib.StoredConfig;
 import org.eclipse.jgit.lib.SubmoduleConfig;
 import org.eclipse.jgit.revwalk.RevCommit;
+import org.eclipse.jgit.revwalk.RevWalk;
 import org.eclipse.jgit.transport.HttpConfig;
 import org.eclipse.jgit.transport.RefLeaseSpec;
 import org.eclipse.jgit.transport.RefSpec;
@@ -227,6 +229,65 @@ final class JGitVcs implements Vcs {
     public Branches branches() {
         return call("branches", null, () -> new Branches(currentBranch(), shortNames(Constants.R_HEADS),
                 shortNames(Constants.R_REMOTES)));
+    }
+
+    // ---------------------------------------------------------------- log
+
+    @Override
+    public CommitLog log(String cursor, int limit) {
+        if (limit < 1 || limit > CommitLog.MAX_LIMIT) {
+            throw WorkspaceException.Validation.of("limit must be 1-" + CommitLog.MAX_LIMIT);
+        }
+        return call("log", null, () -> {
+            ObjectId start;
+            int skip;
+            if (cursor == null) {
+                start = repo.resolve(Constants.HEAD);
+                skip = 0;
+                if (start == null) {
+                    return new CommitLog(List.of(), null);
+                }
+            } else {
+                int dot = cursor.indexOf('.');
+                try {
+                    if (dot != Constants.OBJECT_ID_STRING_LENGTH) {
+                        throw new IllegalArgumentException();
+                    }
+                    start = ObjectId.fromString(cursor.substring(0, dot));
+                    skip = Integer.parseInt(cursor.substring(dot + 1));
+                    if (skip < 1 || !repo.getObjectDatabase().has(start)) {
+                        throw new IllegalArgumentException();
+                    }
+                } catch (IllegalArgumentException e) {
+                    throw badLogCursor();
+                }
+            }
+            List<CommitLog.Entry> out = new ArrayList<>();
+            try (RevWalk walk = new RevWalk(repo); ObjectReader reader = repo.newObjectReader()) {
+                try {
+                    walk.markStart(walk.parseCommit(start));
+                } catch (org.eclipse.jgit.errors.IncorrectObjectTypeException e) {
+                    throw badLogCursor();
+                }
+                int seen = 0;
+                for (RevCommit c : walk) {
+                    if (seen++ < skip) {
+                        continue;
+                    }
+                    if (out.size() == limit) {
+                        return new CommitLog(out, start.name() + "." + (skip + limit));
+                    }
+                    PersonIdent author = c.getAuthorIdent();
+                    out.add(new CommitLog.Entry(c.name(), reader.abbreviate(c, 7).name(), c.getShortMessage(),
+                            author.getName(), author.getEmailAddress(), author.getWhenAsInstant()));
+                }
+            }
+            return new CommitLog(out, null);
+        });
+    }
+
+    private static WorkspaceException badLogCursor() {
+        return WorkspaceException.Validation.of("cursor is not a cursor of this log; start without one");
     }
 
     private List<String> shortNames(String prefix) throws IOException {

@@ -23,6 +23,18 @@ public interface Vcs extends AutoCloseable {
     Branches branches();
 
     /**
+     * The history of HEAD, newest first, like {@code git log}: at most {@code limit} commits from the start, or
+     * from where the page that gave {@code cursor} ended. A cursor pins the HEAD of the first page, so later pages
+     * do not shift when commits are made meanwhile. A repository without commits has an empty log.
+     *
+     * @param cursor {@link CommitLog#next()} of the previous page, or {@code null} for the first page
+     * @param limit  1 to {@link CommitLog#MAX_LIMIT}
+     * @throws org.agentworkspace.api.WorkspaceException.Validation {@code VALIDATION_FAILED} for a limit out of
+     *         range or a cursor this repository did not give
+     */
+    CommitLog log(String cursor, int limit);
+
+    /**
      * Makes a commit; see {@link CommitRequest} for what goes into it. Without named files and with nothing staged,
      * it fails with {@link VcsErrorCodes#NOTHING_STAGED} when the working tree has changes (they need staging or
      * naming first), else {@link VcsErrorCodes#NOTHING_TO_COMMIT}.

@@ -64,6 +64,11 @@ public final class GuardedVcs implements Vcs {
     }
 
     @Override
+    public org.agentworkspace.api.vcs.CommitLog log(String cursor, int limit) {
+        return delegate.log(cursor, limit);
+    }
+
+    @Override
     public CommitResult commit(CommitRequest request) {
         request.files().forEach(this::check);
         return delegate.commit(request);

@@ -65,8 +65,13 @@ public final class Notifications implements AutoCloseable {
     private static final int QUEUE = 1024;
 
     /** Where a notification points, all optional. */
-    public record Context(String projectName, String sessionId, String runId) {
-        public static final Context NONE = new Context(null, null, null);
+    public record Context(String projectName, String sessionId, String runId, String provider) {
+        public static final Context NONE = new Context(null, null, null, null);
+
+        /** Without a provider. */
+        public Context(String projectName, String sessionId, String runId) {
+            this(projectName, sessionId, runId, null);
+        }
     }
 
     private final UserSettings settings;
@@ -126,7 +131,7 @@ public final class Notifications implements AutoCloseable {
         Notification n = new Notification(nextId(), userId, kind, title, body, c.projectName(), c.sessionId(),
                 c.runId(), Instant.ofEpochMilli(clock.millis()), false);
         if (prefs.webPush()) {
-            webPush.deliver(userId, pushPayload(n));
+            webPush.deliver(userId, pushPayload(n, c.provider()));
         }
         if (!prefs.inApp()) {
             return Optional.empty();
@@ -307,7 +312,7 @@ public final class Notifications implements AutoCloseable {
         String project = owner.project();
         String where = project == null ? "" : " in " + project;
         Context ctx = new Context(project, summary.sessionId() != null ? summary.sessionId() : owner.sessionId(),
-                info.id());
+                info.id(), info.provider());
         boolean ok = info.status() == RunStatus.SUCCEEDED && !Boolean.FALSE.equals(summary.success());
         if (ok) {
             String text = summary.text() == null || summary.text().isBlank() ? "The run ended." : summary.text();
@@ -351,16 +356,38 @@ public final class Notifications implements AutoCloseable {
         raise(userId, NotificationKind.ACTION_REQUIRED, displayName(info.provider()) + " needs your permission",
                 "Allow " + tool + "? The request expires at " + p.expiresAt() + ".",
                 new Context(project, summary.sessionId() != null ? summary.sessionId() : owner.sessionId(),
-                        info.id()));
+                        info.id(), info.provider()));
     }
 
     private static String displayName(String provider) {
         return provider.isEmpty() ? provider : Character.toUpperCase(provider.charAt(0)) + provider.substring(1);
     }
 
-    private byte[] pushPayload(Notification n) {
+    /**
+     * Sends a test message to every Web Push subscription of the user, whatever their preferences (the user asked
+     * for it): the settings page's "Send a test". Nothing is kept in the in-app list.
+     *
+     * @return how many subscriptions the message was queued for
+     */
+    public int sendTestPush(long userId) {
+        Notification n = new Notification(0, userId, NotificationKind.STOP, "Test notification",
+                "Web Push works on this device.", null, null, null, Instant.ofEpochMilli(clock.millis()), false);
         Map<String, Object> view = new java.util.LinkedHashMap<>(n.view());
         view.remove("read");
+        view.put("id", "test");
+        view.put("kind", "test");
+        try {
+            return webPush.deliverCounting(userId, mapper.writeValueAsBytes(view));
+        } catch (JsonProcessingException e) {
+            throw new IllegalStateException(e);
+        }
+    }
+
+    private byte[] pushPayload(Notification n, String provider) {
+        Map<String, Object> view = new java.util.LinkedHashMap<>(n.view());
+        view.remove("read");
+        // the in-app view has no provider; the push message carries it so the worker opens the session under it
+        view.put("provider", provider);
         try {
             byte[] bytes = mapper.writeValueAsBytes(view);
             if (bytes.length > WebPushCrypto.MAX_PLAINTEXT) {

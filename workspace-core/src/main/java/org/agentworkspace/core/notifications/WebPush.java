@@ -202,13 +202,16 @@ public final class WebPush implements AutoCloseable {
 
     /** Queues the message for every subscription of the user; returns at once. */
     void deliver(long userId, byte[] payload) {
-        List<Target> targets;
         try {
-            targets = targets(userId);
+            deliverCounting(userId, payload);
         } catch (RuntimeException e) {
             LOG.log(System.Logger.Level.WARNING, "web push: cannot read the subscriptions of user " + userId, e);
-            return;
         }
+    }
+
+    /** Queues the message for every subscription of the user; how many there are. */
+    int deliverCounting(long userId, byte[] payload) {
+        List<Target> targets = targets(userId);
         for (Target t : targets) {
             try {
                 workers.execute(() -> send(t, payload));
@@ -217,6 +220,7 @@ public final class WebPush implements AutoCloseable {
                         + " dropped");
             }
         }
+        return targets.size();
     }
 
     private void send(Target t, byte[] payload) {

@@ -211,6 +211,25 @@ public final class Views {
         return m;
     }
 
+    /** {@code GitLog}. */
+    public static Map<String, Object> gitLog(org.agentworkspace.api.vcs.CommitLog log) {
+        List<Map<String, Object>> commits = new java.util.ArrayList<>();
+        for (org.agentworkspace.api.vcs.CommitLog.Entry e : log.commits()) {
+            Map<String, Object> c = new LinkedHashMap<>();
+            c.put("hash", e.hash());
+            c.put("shortHash", e.shortHash());
+            c.put("subject", e.subject());
+            c.put("author", e.authorName());
+            c.put("authorEmail", e.authorEmail());
+            c.put("date", e.date().toString());
+            commits.add(c);
+        }
+        Map<String, Object> m = new LinkedHashMap<>();
+        m.put("commits", commits);
+        m.put("next", log.next());
+        return m;
+    }
+
     /** {@code GitBranches}. */
     public static Map<String, Object> branches(Branches b) {
         Map<String, Object> m = new LinkedHashMap<>();

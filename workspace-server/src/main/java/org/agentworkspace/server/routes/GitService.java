@@ -13,6 +13,7 @@ import org.agentworkspace.api.WorkspaceException;
 import org.agentworkspace.api.files.RelativePath;
 import org.agentworkspace.api.vcs.CheckoutResult;
 import org.agentworkspace.api.vcs.CommitIdentity;
+import org.agentworkspace.api.vcs.CommitLog;
 import org.agentworkspace.api.vcs.CommitRequest;
 import org.agentworkspace.api.vcs.CommitResult;
 import org.agentworkspace.api.vcs.DiffRequest;
@@ -60,6 +61,7 @@ public final class GitService extends ApiService {
         r.get("/api/git/status", read, this::status)
                 .get("/api/git/diff", read, this::diff)
                 .get("/api/git/branches", read, this::branches)
+                .get("/api/git/log", read, this::log)
                 .post("/api/git/commit", write, this::commit)
                 .post("/api/git/stage", write, this::stage)
                 .post("/api/git/unstage", write, this::unstage)
@@ -94,6 +96,25 @@ public final class GitService extends ApiService {
     private void branches(Call call) {
         try (Vcs vcs = open(call.requiredQuery("project"))) {
             call.ok(Views.branches(vcs.branches()));
+        }
+    }
+
+    /** {@code ?project&limit&cursor}: one page of HEAD's history, newest first. */
+    private void log(Call call) {
+        String project = call.requiredQuery("project");
+        int limit = call.query("limit").map(v -> {
+            try {
+                return Integer.parseInt(v);
+            } catch (NumberFormatException e) {
+                return -1;
+            }
+        }).orElse(CommitLog.DEFAULT_LIMIT);
+        if (limit < 1 || limit > CommitLog.MAX_LIMIT) {
+            throw WorkspaceException.Validation.of("limit must be 1-" + CommitLog.MAX_LIMIT);
+        }
+        String cursor = call.query("cursor").orElse(null);
+        try (Vcs vcs = open(project)) {
+            call.ok(Views.gitLog(vcs.log(cursor, limit)));
         }
     }
 

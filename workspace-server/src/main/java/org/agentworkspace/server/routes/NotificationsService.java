@@ -28,6 +28,9 @@ import org.agentworkspace.server.http.RouteTable;
  */
 public final class NotificationsService extends ApiService {
     private static final int DEFAULT_LIMIT = 50;
+    /** One test message per user in this many seconds: enough to try a device, too few to spam push services. */
+    static final long TEST_INTERVAL_SECONDS = 10;
+    private final java.util.concurrent.ConcurrentHashMap<Long, Long> lastTest = new java.util.concurrent.ConcurrentHashMap<>();
     private static final Set<String> SUBSCRIPTION_FIELDS = Set.of("endpoint", "expirationTime", "keys");
 
     private final Notifications notifications;
@@ -46,7 +49,8 @@ public final class NotificationsService extends ApiService {
                 .get("/api/notifications/web-push/subscriptions", Access.session(), this::subscriptions)
                 .post("/api/notifications/web-push/subscriptions", Access.session(), this::subscribe)
                 .delete("/api/notifications/web-push/subscriptions/{subscriptionId}", Access.session(),
-                        this::unsubscribe);
+                        this::unsubscribe)
+                .post("/api/notifications/web-push/test", Access.session(), this::sendTest);
     }
 
     private void list(Call call) {
@@ -131,6 +135,30 @@ public final class NotificationsService extends ApiService {
     private void unsubscribe(Call call) {
         notifications.webPush().unsubscribe(call.principal().user().id(), call.pathParam("subscriptionId"));
         call.ack();
+    }
+
+    /** No body: a test message to each of the caller's own subscriptions, at most one per user every 10 s. */
+    private void sendTest(Call call) {
+        long user = call.principal().user().id();
+        long now = System.nanoTime();
+        long interval = java.util.concurrent.TimeUnit.SECONDS.toNanos(TEST_INTERVAL_SECONDS);
+        Long[] refused = {null};
+        lastTest.compute(user, (k, last) -> {
+            if (last != null && now - last < interval) {
+                refused[0] = last;
+                return last;
+            }
+            return now;
+        });
+        if (refused[0] != null) {
+            long wait = java.util.concurrent.TimeUnit.NANOSECONDS.toSeconds(interval - (now - refused[0])) + 1;
+            throw new WorkspaceException.RateLimited("a test message was sent moments ago; try again in " + wait
+                    + " s", wait);
+        }
+        if (lastTest.size() > 10_000) {
+            lastTest.entrySet().removeIf(e -> now - e.getValue() >= interval);
+        }
+        call.ack("sent", notifications.sendTestPush(user));
     }
 
     private static Map<String, Object> view(WebPush.Subscription s) {

@@ -163,6 +163,79 @@ class GitRoutesTest {
         GitCli.write(repo, "top-untracked.txt", "t\n");
     }
 
+    /** {@code git log}'s fields of HEAD's history, newest first. */
+    private List<String> gitLog() {
+        return GitCli.lines(git.out(repo, "log", "--format=%H %h %ae %aI %an|%s"));
+    }
+
+    private static List<String> asLines(JsonNode page) {
+        List<String> out = new ArrayList<>();
+        for (JsonNode c : page.path("commits")) {
+            assertEquals(40, c.path("hash").asText().length());
+            out.add(c.path("hash").asText() + " " + c.path("shortHash").asText() + " "
+                    + c.path("authorEmail").asText() + " "
+                    + java.time.OffsetDateTime.parse(c.path("date").asText()).toInstant() + " "
+                    + c.path("author").asText() + "|" + c.path("subject").asText());
+        }
+        return out;
+    }
+
+    @Test
+    void logPagesThroughHistoryAsGitLogShowsIt() {
+        GitCli.write(repo, "a.txt", "log one\n");
+        git.out(repo, "commit", "-q", "-am", "second");
+        GitCli.write(repo, "a.txt", "log two\n");
+        git.out(repo, "commit", "-q", "-am", "third line one\nline two\n\nthe body");
+        GitCli.write(repo, "a.txt", "log three\n");
+        post("/api/git/commit", body("message", "through the service", "files", List.of("a.txt")));
+        List<String> expected = new ArrayList<>();
+        for (String line : gitLog()) {
+            // git prints %aI with an offset; the service answers UTC instants
+            String[] f = line.split(" ", 5);
+            expected.add(f[0] + " " + f[1] + " " + f[2] + " " + java.time.OffsetDateTime.parse(f[3]).toInstant()
+                    + " " + f[4]);
+        }
+        assertEquals(4, expected.size());
+        assertTrue(expected.get(0).endsWith("|through the service"), expected.get(0));
+        assertTrue(expected.get(1).endsWith("|third line one line two"), expected.get(1));
+
+        JsonNode all = get("/api/git/log?project=" + q(project));
+        assertEquals(expected, asLines(all));
+        assertTrue(all.path("next").isNull());
+
+        JsonNode first = get("/api/git/log?project=" + q(project) + "&limit=3");
+        assertEquals(expected.subList(0, 3), asLines(first));
+        String cursor = first.path("next").asText();
+        assertFalse(cursor.isEmpty());
+        // a commit made meanwhile does not shift the pages that follow
+        GitCli.write(repo, "a.txt", "log four\n");
+        git.out(repo, "commit", "-q", "-am", "meanwhile");
+        JsonNode second = get("/api/git/log?project=" + q(project) + "&limit=3&cursor=" + q(cursor));
+        assertEquals(expected.subList(3, 4), asLines(second));
+        assertTrue(second.path("next").isNull());
+        assertEquals(gitLog().subList(0, 1).get(0).split(" ")[0],
+                get("/api/git/log?project=" + q(project) + "&limit=1").path("commits").get(0).path("hash").asText());
+
+        for (String bad : List.of("x", cursor.substring(0, 40) + ".0", "0".repeat(40) + ".3",
+                cursor.substring(0, 40) + ".-1", "--all")) {
+            expect(s.get("/api/git/log?project=" + q(project) + "&cursor=" + q(bad), "X-API-Key", key), 400,
+                    "VALIDATION_FAILED");
+        }
+        for (String limit : List.of("0", "201", "many")) {
+            expect(s.get("/api/git/log?project=" + q(project) + "&limit=" + limit, "X-API-Key", key), 400,
+                    "VALIDATION_FAILED");
+        }
+    }
+
+    @Test
+    void aRepositoryWithoutCommitsHasAnEmptyLog() throws IOException {
+        Path empty = git.repo(work.resolve("empty"));
+        String name = s.quickStart(admin, empty);
+        JsonNode log = get("/api/git/log?project=" + q(name));
+        assertEquals(0, log.path("commits").size());
+        assertTrue(log.path("next").isNull());
+    }
+
     @Test
     void statusEqualsGitPorcelain() throws IOException {
         assertEquals(expectedStatus(), status());

@@ -224,6 +224,7 @@ class NotificationsRoutesTest {
             assertEquals(listed.path("id").asText(), message.path("id").asText());
             assertEquals("stop", message.path("kind").asText());
             assertEquals(runId, message.path("runId").asText());
+            assertEquals("gemini", message.path("provider").asText(), "the worker opens the session under it");
             assertEquals(listed.path("title").asText(), message.path("title").asText());
             assertEquals(listed.path("body").asText(), message.path("body").asText());
             assertFalse(PushKeys.random().json().equals(browser.json()));
@@ -233,6 +234,42 @@ class NotificationsRoutesTest {
             } catch (java.security.GeneralSecurityException expected) {
                 // the AEAD tag does not verify
             }
+        } finally {
+            expect(s.delete("/api/notifications/web-push/subscriptions/" + subscription, null, bearer(admin)), 200,
+                    null);
+        }
+    }
+
+    @Test
+    void aTestMessageGoesToTheCallersOwnSubscriptionsOnlyAndIsRateLimited() throws Exception {
+        // preferences do not matter: the user asked for the test
+        prefs(true, false, false, false, false);
+        PushKeys browser = PushKeys.random();
+        String path = "/push/ok/" + UUID.randomUUID();
+        String subscription = subscribe(path, browser);
+        try {
+            // another user's test reaches none of admin's subscriptions
+            assertEquals(0, expect(s.post("/api/notifications/web-push/test", Map.of(), bearer(bob)), 200, null)
+                    .path("sent").asInt());
+            expect(s.post("/api/notifications/web-push/test", Map.of(), "X-API-Key", key), 403, null);
+            assertEquals(1, expect(s.post("/api/notifications/web-push/test", Map.of(), bearer(admin)), 200, null)
+                    .path("sent").asInt());
+            LoggedRequest req = awaitPushes(path, 1).getFirst();
+            JsonNode message = TestServer.JSON.readTree(browser.decrypt(req.getBody()));
+            assertEquals("test", message.path("kind").asText(), message.toString());
+            assertEquals("Test notification", message.path("title").asText());
+            assertTrue(message.path("sessionId").isNull(), message.toString());
+            String auth = req.getHeader("Authorization");
+            assertTrue(PushKeys.verifyJwt(auth.substring("vapid t=".length(), auth.indexOf(',')), publicKey));
+
+            var again = s.post("/api/notifications/web-push/test", Map.of(), bearer(admin));
+            expect(again, 429, "RATE_LIMITED");
+            assertTrue(again.headers().firstValue("Retry-After").isPresent(), again.headers().toString());
+            Thread.sleep(500);
+            assertEquals(1, push.findAll(postRequestedFor(urlPathEqualTo(path))).size(), "one message, no more");
+            // nothing kept in the in-app list
+            assertTrue(expect(s.get("/api/notifications?limit=200", bearer(admin)), 200, null).path("notifications")
+                    .findValuesAsText("kind").stream().noneMatch("test"::equals));
         } finally {
             expect(s.delete("/api/notifications/web-push/subscriptions/" + subscription, null, bearer(admin)), 200,
                     null);

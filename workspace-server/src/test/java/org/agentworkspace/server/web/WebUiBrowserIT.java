@@ -2,6 +2,7 @@ package org.agentworkspace.server.web;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
+import java.net.URI;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -10,9 +11,9 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 import java.util.concurrent.TimeUnit;
 
-import org.agentworkspace.api.provider.ProviderCredentials;
 import org.agentworkspace.core.agent.AgentSettings;
 import org.agentworkspace.server.TestServer;
 import org.agentworkspace.server.http.WebApp;
@@ -29,7 +30,8 @@ import org.junit.jupiter.api.io.TempDir;
  * The web UI in a real browser: headless Chromium (Debian's, which scripts/test.sh installs when missing) driven by
  * playwright-core ({@code workspace-web/e2e/run.mjs}) against the running server with its packaged UI, fake CLIs
  * (gemini streams 600 deltas at 50 a second), the real claude CLI from npm against the mock LLM (a permission prompt that is
- * allowed and a file written), and a claude session in the CLI history. Desktop and a 360x740 phone; screenshots in
+ * allowed and a file written; its key and the mock as its base URL saved on the provider page in the browser, the
+ * mock's loopback address allowed as an operator's {@code --outbound-allow}), and a claude session in the CLI history. Desktop and a 360x740 phone; screenshots in
  * {@code workspace-server/target/web-e2e/}. Skipped, with the reason printed, only when Chromium, Node or the UI
  * build is missing.
  */
@@ -87,17 +89,20 @@ class WebUiBrowserIT {
             binaries.put("claude", FakeClis.binary(bin, "claude"));
         }
         try (MockLlmServer mock = MockLlmServer.create().start();
-             // Web Push to a stand-in push service on loopback (e2e/pwa.mjs runs it), as --web-push-allow-loopback-http
+             // configured as an operator would: Web Push to a stand-in push service on loopback (e2e/pwa.mjs runs
+             // it), as --web-push-allow-loopback-http, and the mock LLM's loopback address allowed as --outbound-allow.
+             // No key here: e2e/run.mjs saves claude's key and the mock as its base URL on the provider page.
              TestServer s = TestServer.start(c -> c.withEngine(c.engine().withWebPush(c.engine().webPush()
-                     .withAllowLoopbackHttp(true))).withAgent(AgentSettings.defaults().withBinaries(binaries)
-                     .withProviderEnv(providerEnv)
-                     .withCredentials(id -> new ProviderCredentials("sk-aw-web-e2e", mock.baseUrl()))),
+                     .withAllowLoopbackHttp(true)))
+                     .withOutboundAllow(Set.of(URI.create(mock.baseUrl()).getHost() + ":"
+                             + URI.create(mock.baseUrl()).getPort()))
+                     .withAgent(AgentSettings.defaults().withBinaries(binaries).withProviderEnv(providerEnv)),
                      Map.of("HOME", home.toString()))) {
             Path shots = Path.of("target", "web-e2e").toAbsolutePath();
             if (!hold.isEmpty()) {
                 // development: keep the server up for running e2e/run.mjs by hand until the file is deleted
                 Files.writeString(Path.of(hold), "AW_E2E_URL=" + s.origin() + "\nAW_E2E_PROJECT=" + project.toRealPath()
-                        + "\nAW_E2E_REAL_CLAUDE=" + (realClaude ? "1" : "0") + "\n");
+                        + "\nAW_E2E_REAL_CLAUDE=" + (realClaude ? "1" : "0") + "\nAW_E2E_MOCK_URL=" + mock.baseUrl() + "\n");
                 while (Files.exists(Path.of(hold))) {
                     Thread.sleep(500);
                 }
@@ -110,14 +115,14 @@ class WebUiBrowserIT {
                 }
             }
             // the daily loop (run.mjs: it also sets the account up and adds the project), then the PWA and Web Push
-            runScript(web, "e2e/run.mjs", shots.resolve("e2e.log"), s, project, realClaude, chromium);
-            runScript(web, "e2e/pwa.mjs", shots.resolve("pwa.log"), s, project, realClaude, chromium);
+            runScript(web, "e2e/run.mjs", shots.resolve("e2e.log"), s, project, realClaude, chromium, mock.baseUrl());
+            runScript(web, "e2e/pwa.mjs", shots.resolve("pwa.log"), s, project, realClaude, chromium, mock.baseUrl());
         }
     }
 
     /** Runs one browser script with node; its output goes to a file (the JVM's stdout is Surefire's), printed after. */
     private static void runScript(Path web, String script, Path log, TestServer s, Path project, boolean realClaude,
-            Path chromium) throws Exception {
+            Path chromium, String mockUrl) throws Exception {
         ProcessBuilder pb = new ProcessBuilder("node", script).directory(web.toFile())
                 .redirectErrorStream(true).redirectOutput(log.toFile());
         pb.environment().put("AW_E2E_URL", s.origin());
@@ -125,6 +130,7 @@ class WebUiBrowserIT {
         pb.environment().put("AW_E2E_SHOTS", log.getParent().toString());
         pb.environment().put("AW_E2E_REAL_CLAUDE", realClaude ? "1" : "0");
         pb.environment().put("AW_CHROMIUM", chromium.toString());
+        pb.environment().put("AW_E2E_MOCK_URL", mockUrl);
         Process p = pb.start();
         boolean ended = p.waitFor(6, TimeUnit.MINUTES);
         if (!ended) {

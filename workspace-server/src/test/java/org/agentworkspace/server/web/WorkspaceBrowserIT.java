@@ -27,7 +27,8 @@ import org.junit.jupiter.api.io.TempDir;
 /**
  * The workspace panels in a real browser (headless Chromium driven by {@code workspace-web/e2e/workspace.mjs}) against
  * the running server with its packaged UI and fake CLIs: a git project whose file is opened, edited and saved (with a
- * change on disk in between: the conflict warning), seen in git status and in the diff, staged and committed; a
+ * change on disk in between: the conflict warning), seen in git status and in the diff, staged, committed and
+ * found in the Git panel's history (GET /api/git/log, with the commits made outside the browser); a
  * terminal over /shell runs {@code echo}, is disconnected while a command still prints, and shows the missed output
  * after reconnecting; the same at 360x740. The commits are checked here with the {@code git} command. Screenshots in
  * {@code workspace-server/target/web-e2e-workspace/}. Skipped, with the reason printed, when Chromium, Node, git or

@@ -17,7 +17,7 @@ import org.junit.jupiter.api.Test;
 /**
  * Git on a project. Against any service: a folder that is not a repository, a missing or unknown project. With a
  * service on this host (it must see the folders the suite prepares with the local {@code git} command): status,
- * diff, branches, commit, push, pull and checkout against a local bare remote, each read back with {@code git}, and
+ * diff, branches, log, commit, push, pull and checkout against a local bare remote, each read back with {@code git}, and
  * option-like names refused.
  */
 @Tag("contract")
@@ -29,7 +29,7 @@ class GitContractTest extends ProjectsFixture {
     @Test
     void aFolderThatIsNotARepositoryIsAConflict(ContractClient client) {
         String name = projects.quickStart(Names.serverTempFolder("not-a-repo")).path("name").asText();
-        for (String route : List.of("/api/git/status", "/api/git/diff", "/api/git/branches")) {
+        for (String route : List.of("/api/git/status", "/api/git/diff", "/api/git/branches", "/api/git/log")) {
             client.get(route + "?project=" + name).as(session).send().expectError(409, "NOT_A_GIT_REPOSITORY");
         }
         post(client, "/api/git/commit", "project", name, "message", "m").expectError(409, "NOT_A_GIT_REPOSITORY");
@@ -103,6 +103,35 @@ class GitContractTest extends ProjectsFixture {
         assertEquals(GitCli.lines(r.git().out(r.dir(), "for-each-ref", "--format=%(refname:short)", "refs/heads")),
                 strings(branches.path("local")));
         assertEquals(List.of("origin/main"), strings(branches.path("remote")));
+    }
+
+    @Test
+    void logPagesMatchGitLog(ContractClient client, ContractHost host) throws IOException {
+        Repo r = repo(host);
+        GitCli.write(r.dir(), "a.txt", "one\nsecond\n");
+        r.git().out(r.dir(), "commit", "-q", "-am", "second");
+        GitCli.write(r.dir(), "a.txt", "one\nthird\n");
+        r.git().out(r.dir(), "commit", "-q", "-am", "third");
+        List<String> expected = GitCli.lines(r.git().out(r.dir(), "log", "--format=%H %h %an|%s"));
+        List<String> seen = new ArrayList<>();
+        String cursor = null;
+        int pages = 0;
+        do {
+            JsonNode page = client.get("/api/git/log?project=" + r.name() + "&limit=2"
+                    + (cursor == null ? "" : "&cursor=" + java.net.URLEncoder.encode(cursor,
+                    java.nio.charset.StandardCharsets.UTF_8))).as(session).send().expectStatus(200).json();
+            for (JsonNode c : page.path("commits")) {
+                seen.add(c.path("hash").asText() + " " + c.path("shortHash").asText() + " "
+                        + c.path("author").asText() + "|" + c.path("subject").asText());
+                assertFalse(c.path("date").asText().isEmpty());
+            }
+            cursor = page.path("next").isNull() ? null : page.path("next").asText();
+            pages++;
+        } while (cursor != null && pages < 10);
+        assertEquals(expected, seen);
+        assertEquals(2, pages);
+        client.get("/api/git/log?project=" + r.name() + "&cursor=not-a-cursor").as(session).send()
+                .expectError(400, "VALIDATION_FAILED");
     }
 
     @Test
