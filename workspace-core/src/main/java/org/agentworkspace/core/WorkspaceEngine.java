@@ -318,7 +318,10 @@ public final class WorkspaceEngine implements AutoCloseable {
                     providers.adapters(), config.dataDir(), environment, agent,
                     providers.credentials());
             notifications.attach(launcher);
-            agentRunService = org.agentworkspace.core.agent.AgentRunService.create(launcher, tasks);
+            org.agentworkspace.core.agent.RunWorktrees worktrees = org.agentworkspace.core.agent.RunWorktrees.create(
+                    store, config.dataDir().resolve("worktrees"), runs, config.clock());
+            worktrees.startSweeper(org.agentworkspace.core.agent.RunWorktrees.DEFAULT_MAX_AGE, java.time.Duration.ofHours(1));
+            agentRunService = org.agentworkspace.core.agent.AgentRunService.create(launcher, tasks, worktrees);
         }
         return agentRunService;
     }
