@@ -204,10 +204,12 @@ public final class RunWorktrees implements RunObserver {
         if (h.ok()) {
             head = h.out().strip();
         }
-        update("UPDATE run_worktrees SET head_commit = :head, note = :note, state = 'ended', updated_at = :at "
-                + "WHERE id = :id", nullable("head", head, "note", note, "id", w.id()));
-        if (!w.keep() && note == null) {
-            removeFolder(find(w.id()).orElseThrow(), false);
+        // the state changes once, after the folder's fate is known: a reader never sees 'ended' for a run whose
+        // folder is about to go
+        update("UPDATE run_worktrees SET head_commit = :head, note = :note, updated_at = :at WHERE id = :id",
+                nullable("head", head, "note", note, "id", w.id()));
+        if (w.keep() || note != null || !removeFolder(find(w.id()).orElseThrow(), false)) {
+            update("UPDATE run_worktrees SET state = 'ended', updated_at = :at WHERE id = :id", Map.of("id", w.id()));
         }
     }
 
@@ -507,7 +509,14 @@ public final class RunWorktrees implements RunObserver {
         }
 
         static Result run(Path dir, String author, List<String> args) {
-            List<String> argv = new ArrayList<>(List.of("git", "-c", "core.hooksPath=/dev/null", "-c",
+            String path = Optional.ofNullable(System.getenv("PATH")).orElse("/usr/local/bin:/usr/bin:/bin");
+            Optional<Path> binary = java.util.Arrays.stream(path.split(java.io.File.pathSeparator))
+                    .filter(d -> !d.isBlank()).map(d -> Path.of(d, "git")).filter(Path::isAbsolute)
+                    .filter(Files::isExecutable).findFirst();
+            if (binary.isEmpty()) {
+                return new Result(-1, "", "git is not installed on this host (not on the service's PATH)");
+            }
+            List<String> argv = new ArrayList<>(List.of(binary.get().toString(), "-c", "core.hooksPath=/dev/null", "-c",
                     "commit.gpgsign=false", "-c", "core.fsmonitor=false", "-c", "protocol.allow=never"));
             if (author != null) {
                 String clean = author.replaceAll("[<>\\p{Cntrl}]", "").strip();
@@ -518,7 +527,7 @@ public final class RunWorktrees implements RunObserver {
             argv.add(dir.toString());
             argv.addAll(args);
             Map<String, String> env = new LinkedHashMap<>();
-            env.put("PATH", Optional.ofNullable(System.getenv("PATH")).orElse("/usr/local/bin:/usr/bin:/bin"));
+            env.put("PATH", path);
             env.put("HOME", dir.toString());
             env.put("GIT_CONFIG_NOSYSTEM", "1");
             env.put("GIT_CONFIG_GLOBAL", "/dev/null");
