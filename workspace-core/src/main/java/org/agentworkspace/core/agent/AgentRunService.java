@@ -86,20 +86,9 @@ public final class AgentRunService {
      * @param keepWorktree keep the worktree folder after the run (its branch is kept either way)
      */
     public RunHandle start(Start s, Isolation isolation, boolean keepWorktree) {
-        switch (isolation) {
-            case HOST -> {
-                return start(s);
-            }
-            case DOCKER -> throw new WorkspaceException.Validation(RunWorktrees.ISOLATION_UNAVAILABLE,
-                    "isolation 'docker' needs a container image configured by an administrator, and none is "
-                            + "configured on this server; use 'host' or 'worktree'");
-            default -> {
-                // below
-            }
-        }
-        if (worktrees == null) {
-            throw new WorkspaceException.Validation(RunWorktrees.ISOLATION_UNAVAILABLE,
-                    "isolation 'worktree' is not available on this server");
+        checkIsolation(isolation);
+        if (isolation == Isolation.HOST) {
+            return start(s);
         }
         RunWorktrees.Worktree w = worktrees.prepare(s.projectDir(), s.project(), s.account(), keepWorktree);
         Map<String, Object> extra = new LinkedHashMap<>(s.extra());
@@ -116,6 +105,22 @@ public final class AgentRunService {
         }
         worktrees.attach(w.id(), h.id());
         return h;
+    }
+
+    /**
+     * 400 {@link RunWorktrees#ISOLATION_UNAVAILABLE} unless this server can isolate runs that way: {@code docker}
+     * needs an image an administrator configured, and no such setting exists yet, so it is always refused.
+     */
+    public void checkIsolation(Isolation isolation) {
+        if (isolation == Isolation.DOCKER) {
+            throw new WorkspaceException.Validation(RunWorktrees.ISOLATION_UNAVAILABLE,
+                    "isolation 'docker' needs a container image configured by an administrator, and none is "
+                            + "configured on this server; use 'host' or 'worktree'");
+        }
+        if (isolation == Isolation.WORKTREE && worktrees == null) {
+            throw new WorkspaceException.Validation(RunWorktrees.ISOLATION_UNAVAILABLE,
+                    "isolation 'worktree' is not available on this server");
+        }
     }
 
     /** The worktree of a visible run that was started isolated; 404 otherwise. */

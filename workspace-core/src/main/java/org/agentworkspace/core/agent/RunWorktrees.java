@@ -360,7 +360,11 @@ public final class RunWorktrees implements RunObserver {
                 dirs = List.of();
             }
             for (Path d : dirs) {
-                if (byPath(d.toString()).isEmpty() && git(d, "status", "--porcelain").out().isBlank()) {
+                if (byPath(d.toString()).isPresent()) {
+                    continue;
+                }
+                Git.Result st = git(d, "status", "--porcelain");
+                if (st.ok() && st.out().isBlank()) {
                     deleteTree(d);
                     removed++;
                 }

@@ -104,6 +104,10 @@ public final class AutomationService extends ApiService {
             throw WorkspaceException.Validation.of("prompt is longer than " + MAX_PROMPT_CHARS + " characters");
         }
         String provider = service.provider(agentType.orElse(null));
+        AgentRunService.Isolation isolation = AgentRunService.Isolation.parse(
+                Call.optionalString(body, "isolation").orElse(null));
+        service.checkIsolation(isolation);
+        boolean keep = Call.optionalBoolean(body, "keepWorktree", false);
         Optional<String> projectId = Call.optionalString(body, "projectId").filter(s -> !s.isBlank());
         Optional<String> projectPath = Call.optionalString(body, "projectPath").filter(s -> !s.isBlank());
         String model = Call.optionalString(body, "model").filter(s -> !s.isBlank()).orElse(null);
@@ -115,9 +119,6 @@ public final class AutomationService extends ApiService {
         } else {
             throw WorkspaceException.Validation.of("projectId is required");
         }
-        AgentRunService.Isolation isolation = AgentRunService.Isolation.parse(
-                Call.optionalString(body, "isolation").orElse(null));
-        boolean keep = Call.optionalBoolean(body, "keepWorktree", false);
         RunHandle handle = service.start(new AgentRunService.Start(call.principal().user().id(), "automation",
                 provider, prompt, dir, projectId.orElse(null), null, model, null, null, Map.of()), isolation, keep);
         RunRecord run = service.find(call.principal().user(), handle.id());
