@@ -80,7 +80,7 @@ public final class AgentRunService {
 
     /**
      * Starts a run with {@code isolation}: {@code host} is {@link #start(Start)}; {@code worktree} first makes the
-     * run's own git worktree of the project (400 {@link RunWorktrees#NOT_A_GIT_REPOSITORY}) and runs there;
+     * run's own git worktree of the project (400 {@link RunWorktrees#WORKTREE_NEEDS_GIT_REPOSITORY}) and runs there;
      * {@code docker} is 400 {@link RunWorktrees#ISOLATION_UNAVAILABLE}: no container image can be configured yet.
      *
      * @param keepWorktree keep the worktree folder after the run (its branch is kept either way)

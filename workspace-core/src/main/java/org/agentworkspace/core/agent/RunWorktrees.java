@@ -41,7 +41,7 @@ import org.jdbi.v3.core.JdbiException;
  */
 public final class RunWorktrees implements RunObserver {
     /** 400: {@code isolation: worktree} for a project that is not a git repository (or has no commit yet). */
-    public static final String NOT_A_GIT_REPOSITORY = "NOT_A_GIT_REPOSITORY";
+    public static final String WORKTREE_NEEDS_GIT_REPOSITORY = "WORKTREE_NEEDS_GIT_REPOSITORY";
     /** 400: {@code isolation: docker} without an image an administrator configured (none can be configured yet). */
     public static final String ISOLATION_UNAVAILABLE = "ISOLATION_UNAVAILABLE";
     /** 409: merging the run's branch would conflict; the message names the files; no tree was touched. */
@@ -51,7 +51,7 @@ public final class RunWorktrees implements RunObserver {
     /** 404: the run was not started with {@code isolation: worktree}. */
     public static final String WORKTREE_NOT_FOUND = "WORKTREE_NOT_FOUND";
     /** 500/503: a git command failed. */
-    public static final String GIT_FAILED = "GIT_FAILED";
+    public static final String WORKTREE_GIT_FAILED = "WORKTREE_GIT_FAILED";
 
     /** How long an ended run's kept worktree folder stays before the sweep removes it (its branch stays). */
     public static final Duration DEFAULT_MAX_AGE = Duration.ofDays(7);
@@ -101,13 +101,13 @@ public final class RunWorktrees implements RunObserver {
     /**
      * Stores the row, then adds a detached worktree of {@code projectDir}'s {@code HEAD} under the root.
      *
-     * @throws WorkspaceException.Validation {@link #NOT_A_GIT_REPOSITORY}
+     * @throws WorkspaceException.Validation {@link #WORKTREE_NEEDS_GIT_REPOSITORY}
      */
     public Worktree prepare(Path projectDir, String project, Long accountId, boolean keep) {
         Git.Result top = git(projectDir, "rev-parse", "--show-toplevel");
         Git.Result head = top.ok() ? git(projectDir, "rev-parse", "--verify", "-q", "HEAD^{commit}") : top;
         if (!top.ok() || !head.ok()) {
-            throw new WorkspaceException.Validation(NOT_A_GIT_REPOSITORY, "isolation 'worktree' needs the project to "
+            throw new WorkspaceException.Validation(WORKTREE_NEEDS_GIT_REPOSITORY, "isolation 'worktree' needs the project to "
                     + "be a git repository with at least one commit; use isolation 'host' or initialise it");
         }
         String id = newId();
@@ -122,14 +122,14 @@ public final class RunWorktrees implements RunObserver {
                     .bind("dir", projectDir.toString()).bind("path", path.toString()).bind("keep", keep ? 1 : 0)
                     .bind("base", base).bind("at", now).execute());
         } catch (IOException e) {
-            throw new WorkspaceException.Unavailable(GIT_FAILED, "could not create the worktree folder", e);
+            throw new WorkspaceException.Unavailable(WORKTREE_GIT_FAILED, "could not create the worktree folder", e);
         } catch (JdbiException e) {
             throw Store.unavailable(e);
         }
         Git.Result add = git(projectDir, "worktree", "add", "--detach", "-q", "--", path.toString(), base);
         if (!add.ok()) {
             setState(id, "failed", add.err());
-            throw new WorkspaceException.Unavailable(GIT_FAILED, "git worktree add failed: " + firstLine(add.err()),
+            throw new WorkspaceException.Unavailable(WORKTREE_GIT_FAILED, "git worktree add failed: " + firstLine(add.err()),
                     null);
         }
         setState(id, "ready", null);
@@ -265,7 +265,7 @@ public final class RunWorktrees implements RunObserver {
                     + " conflicts in: " + String.join(", ", files) + "; nothing was changed");
         }
         if (!check.ok()) {
-            throw new WorkspaceException.Unavailable(GIT_FAILED, "git merge-tree failed: " + firstLine(check.err()),
+            throw new WorkspaceException.Unavailable(WORKTREE_GIT_FAILED, "git merge-tree failed: " + firstLine(check.err()),
                     null);
         }
         Git.Result m = gitAs(project, accountName, List.of("merge", "-q", "--no-ff", "--no-edit", "-m",
@@ -297,7 +297,7 @@ public final class RunWorktrees implements RunObserver {
         if (Files.exists(Path.of(w.path()))) {
             Git.Result r = git(project, "worktree", "remove", "--force", "--", w.path());
             if (!r.ok()) {
-                throw new WorkspaceException.Unavailable(GIT_FAILED, "git worktree remove failed: "
+                throw new WorkspaceException.Unavailable(WORKTREE_GIT_FAILED, "git worktree remove failed: "
                         + firstLine(r.err()), null);
             }
         }

@@ -36,7 +36,7 @@ class RunWorktreesSweepTest {
             Path plain = Files.createDirectories(tmp.resolve("plain"));
             WorkspaceException.Validation e = org.junit.jupiter.api.Assertions.assertThrows(
                     WorkspaceException.Validation.class, () -> w.prepare(plain, null, null, false));
-            assertEquals(RunWorktrees.NOT_A_GIT_REPOSITORY, e.code());
+            assertEquals(RunWorktrees.WORKTREE_NEEDS_GIT_REPOSITORY, e.code());
 
             Path clean = w.root().resolve("wt_orphanclean");
             Path dirty = w.root().resolve("wt_orphandirty");

@@ -189,7 +189,7 @@ class WorktreeIsolationTest {
         Path plain = Files.createDirectories(tmp.resolve("plain"));
         Map<String, Object> body = new HashMap<>(Map.of("prompt", "x", "projectPath", plain.toString(),
                 "isolation", "worktree"));
-        expect(s.post("/api/automation/run", body, "X-API-Key", key), 400, "NOT_A_GIT_REPOSITORY");
+        expect(s.post("/api/automation/run", body, "X-API-Key", key), 400, "WORKTREE_NEEDS_GIT_REPOSITORY");
         body.put("isolation", "docker");
         expect(s.post("/api/automation/run", body, "X-API-Key", key), 400, "ISOLATION_UNAVAILABLE");
         body.put("isolation", "vm");
