@@ -344,6 +344,9 @@ public final class WorkspaceEngine implements AutoCloseable {
             // runs cut off by the stop are finished by the review queue's recovery at the next open, not while the
             // store closes under it
             runs.unobserve(agentLoop.reviews());
+            if (agentRunService != null) {
+                agentRunService.worktrees().ifPresent(org.agentworkspace.core.agent.RunWorktrees::close);
+            }
             runs.close();
             providers.close();
         } finally {

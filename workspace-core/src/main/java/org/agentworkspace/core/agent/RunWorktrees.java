@@ -77,6 +77,7 @@ public final class RunWorktrees implements RunObserver {
     private final RunEngine engine;
     private final Clock clock;
     private final SecureRandom random = new SecureRandom();
+    private Thread sweeper;
 
     RunWorktrees(Store store, Path root, RunEngine engine, Clock clock) {
         this.store = Objects.requireNonNull(store);
@@ -374,8 +375,11 @@ public final class RunWorktrees implements RunObserver {
     }
 
     /** Sweeps now and every {@code every}, on a virtual thread (start-up never waits for it). */
-    public void startSweeper(Duration maxAge, Duration every) {
-        Thread.ofVirtual().name("worktree-sweep").start(() -> {
+    public synchronized void startSweeper(Duration maxAge, Duration every) {
+        if (sweeper != null) {
+            return;
+        }
+        sweeper = Thread.ofVirtual().name("worktree-sweep").start(() -> {
             while (!Thread.currentThread().isInterrupted()) {
                 try {
                     sweep(maxAge);
@@ -389,6 +393,19 @@ public final class RunWorktrees implements RunObserver {
                 }
             }
         });
+    }
+
+    /** Stops the sweeper and the observing (the engine calls this when it closes). */
+    public void close() {
+        engine.unobserve(this);
+        Thread t;
+        synchronized (this) {
+            t = sweeper;
+            sweeper = null;
+        }
+        if (t != null) {
+            t.interrupt();
+        }
     }
 
     // ------------------------------------------------------------------ reads
