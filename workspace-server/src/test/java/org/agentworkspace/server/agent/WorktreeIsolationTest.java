@@ -185,6 +185,25 @@ class WorktreeIsolationTest {
     }
 
     @Test
+    void aMergeGitRefusesForUncommittedWorkInTheProjectLeavesItAsItWas() throws Exception {
+        Path project = repo("dirty-project");
+        JsonNode run = startRun(project, "claude");
+        String id = run.path("id").asText();
+        await(id);
+        // the user's own uncommitted file where the run's file would land: merge-tree sees no conflict, git refuses
+        GitCli.write(project, "claude-out.txt", "mine, not committed\n");
+        String head = git.out(project, "rev-parse", "HEAD").strip();
+        expect(s.post("/api/automation/runs/" + id + "/merge", Map.of(), "X-API-Key", key), 409, "MERGE_CONFLICT");
+        assertEquals(head, git.out(project, "rev-parse", "HEAD").strip());
+        assertEquals("mine, not committed\n", Files.readString(project.resolve("claude-out.txt")));
+        assertEquals("?? claude-out.txt", status(project).strip());
+        // once the user moved it away the merge goes through
+        Files.delete(project.resolve("claude-out.txt"));
+        expect(s.post("/api/automation/runs/" + id + "/merge", Map.of(), "X-API-Key", key), 200, null);
+        assertEquals("", status(project));
+    }
+
+    @Test
     void notARepositoryAndDockerAndUnknownIsolationAre400() throws Exception {
         Path plain = Files.createDirectories(tmp.resolve("plain"));
         Map<String, Object> body = new HashMap<>(Map.of("prompt", "x", "projectPath", plain.toString(),
