@@ -326,7 +326,10 @@ public final class WorkspaceEngine implements AutoCloseable {
             providers.useOperatorBinaries(settings.binaries());
             launcher.useBinaryResolver(providers::resolveBinary);
             notifications.attach(launcher);
-            agentRunService = org.agentworkspace.core.agent.AgentRunService.create(launcher, tasks);
+            org.agentworkspace.core.agent.RunWorktrees worktrees = org.agentworkspace.core.agent.RunWorktrees.create(
+                    store, config.dataDir().resolve("worktrees"), runs, config.clock());
+            worktrees.startSweeper(org.agentworkspace.core.agent.RunWorktrees.DEFAULT_MAX_AGE, java.time.Duration.ofHours(1));
+            agentRunService = org.agentworkspace.core.agent.AgentRunService.create(launcher, tasks, worktrees);
         }
         return agentRunService;
     }
@@ -349,6 +352,9 @@ public final class WorkspaceEngine implements AutoCloseable {
             // runs cut off by the stop are finished by the review queue's recovery at the next open, not while the
             // store closes under it
             runs.unobserve(agentLoop.reviews());
+            if (agentRunService != null) {
+                agentRunService.worktrees().ifPresent(org.agentworkspace.core.agent.RunWorktrees::close);
+            }
             runs.close();
             providers.close();
         } finally {

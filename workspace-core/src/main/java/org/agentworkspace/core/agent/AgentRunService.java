@@ -33,15 +33,120 @@ public final class AgentRunService {
 
     private final AgentRuns runs;
     private final Tasks tasks;
+    private final RunWorktrees worktrees;
 
-    AgentRunService(AgentRuns runs, Tasks tasks) {
+    AgentRunService(AgentRuns runs, Tasks tasks, RunWorktrees worktrees) {
         this.runs = Objects.requireNonNull(runs);
         this.tasks = Objects.requireNonNull(tasks);
+        this.worktrees = worktrees;
     }
 
     /** A service over {@code runs} whose scheduled tasks are {@code tasks}' (the engine builds one: use that). */
     public static AgentRunService create(AgentRuns runs, Tasks tasks) {
-        return new AgentRunService(runs, tasks);
+        return new AgentRunService(runs, tasks, null);
+    }
+
+    /** {@link #create(AgentRuns, Tasks)} whose runs may be isolated in git worktrees ({@link RunWorktrees}). */
+    public static AgentRunService create(AgentRuns runs, Tasks tasks, RunWorktrees worktrees) {
+        return new AgentRunService(runs, tasks, worktrees);
+    }
+
+    /** Where a run works: the project itself ({@code host}), its own git worktree, or a container. */
+    public enum Isolation {
+        HOST, WORKTREE, DOCKER;
+
+        /** {@code host}, {@code worktree}, {@code docker}; null is {@code host}; anything else 400. */
+        public static Isolation parse(String s) {
+            if (s == null) {
+                return HOST;
+            }
+            return switch (s) {
+                case "host" -> HOST;
+                case "worktree" -> WORKTREE;
+                case "docker" -> DOCKER;
+                default -> throw WorkspaceException.Validation.of("isolation must be one of host, worktree, docker");
+            };
+        }
+
+        public String wireName() {
+            return name().toLowerCase(java.util.Locale.ROOT);
+        }
+    }
+
+    /** The worktrees of isolated runs (empty when this service was built without them). */
+    public Optional<RunWorktrees> worktrees() {
+        return Optional.ofNullable(worktrees);
+    }
+
+    /**
+     * Starts a run with {@code isolation}: {@code host} is {@link #start(Start)}; {@code worktree} first makes the
+     * run's own git worktree of the project (400 {@link RunWorktrees#WORKTREE_NEEDS_GIT_REPOSITORY}) and runs there;
+     * {@code docker} is 400 {@link RunWorktrees#ISOLATION_UNAVAILABLE}: no container image can be configured yet.
+     *
+     * @param keepWorktree keep the worktree folder after the run (its branch is kept either way)
+     */
+    public RunHandle start(Start s, Isolation isolation, boolean keepWorktree) {
+        checkIsolation(isolation);
+        if (isolation == Isolation.HOST) {
+            return start(s);
+        }
+        RunWorktrees.Worktree w = worktrees.prepare(s.projectDir(), s.project(), s.account(), keepWorktree);
+        Map<String, Object> extra = new LinkedHashMap<>(s.extra());
+        extra.put("isolation", "worktree");
+        extra.put("worktreeId", w.id());
+        Start inTree = new Start(s.account(), s.origin(), s.provider(), s.prompt(), Path.of(w.path()), s.project(),
+                s.taskId(), s.model(), s.resumeSessionId(), s.permissionMode(), extra);
+        RunHandle h;
+        try {
+            h = start(inTree);
+        } catch (RuntimeException e) {
+            worktrees.abandon(w);
+            throw e;
+        }
+        worktrees.attach(w.id(), h.id());
+        return h;
+    }
+
+    /**
+     * 400 {@link RunWorktrees#ISOLATION_UNAVAILABLE} unless this server can isolate runs that way: {@code docker}
+     * needs an image an administrator configured, and no such setting exists yet, so it is always refused.
+     */
+    public void checkIsolation(Isolation isolation) {
+        if (isolation == Isolation.DOCKER) {
+            throw new WorkspaceException.Validation(RunWorktrees.ISOLATION_UNAVAILABLE,
+                    "isolation 'docker' needs a container image configured by an administrator, and none is "
+                            + "configured on this server; use 'host' or 'worktree'");
+        }
+        if (isolation == Isolation.WORKTREE && worktrees == null) {
+            throw new WorkspaceException.Validation(RunWorktrees.ISOLATION_UNAVAILABLE,
+                    "isolation 'worktree' is not available on this server");
+        }
+    }
+
+    /** The worktree of a visible run that was started isolated; 404 otherwise. */
+    public Optional<RunWorktrees.Worktree> worktree(User viewer, String runId) {
+        find(viewer, runId);
+        return worktrees == null ? Optional.empty() : worktrees.byRun(runId);
+    }
+
+    /** Merges a visible, ended isolated run's branch into the project's checked-out branch. */
+    public RunWorktrees.Merged mergeWorktree(User viewer, String runId) {
+        find(viewer, runId);
+        return requireWorktrees().merge(runId, viewer.username());
+    }
+
+    /** Deletes a visible, ended isolated run's branch and worktree folder. */
+    public RunWorktrees.Worktree discardWorktree(User viewer, String runId) {
+        find(viewer, runId);
+        return requireWorktrees().discard(runId);
+    }
+
+    private RunWorktrees requireWorktrees() {
+        if (worktrees == null) {
+            throw new WorkspaceException.NotFound(RunWorktrees.WORKTREE_NOT_FOUND,
+                    "the run was not started with isolation 'worktree'");
+        }
+        return worktrees;
     }
 
     /** The launcher below: provider processes, credentials, redaction, permission requests, summaries. */

@@ -23,6 +23,7 @@ import org.agentworkspace.api.WorkspaceException;
 import org.agentworkspace.core.agent.AgentRunService;
 import org.agentworkspace.core.agent.AgentRuns;
 import org.agentworkspace.core.agent.RunSummary;
+import org.agentworkspace.core.agent.RunWorktrees;
 import org.agentworkspace.core.journal.EventJournal;
 import org.agentworkspace.core.journal.JournalCursor;
 import org.agentworkspace.core.journal.LastEventId;
@@ -78,7 +79,9 @@ public final class AutomationService extends ApiService {
                 .get("/api/automation/runs", Access.scope(Scope.TASKS_READ), this::list)
                 .get("/api/automation/runs/{runId}", Access.scope(Scope.TASKS_READ), this::get)
                 .get("/api/automation/runs/{runId}/events", Access.scope(Scope.TASKS_READ).stream(), this::events)
-                .post("/api/automation/runs/{runId}/cancel", Access.scope(Scope.TASKS_WRITE), this::cancel);
+                .post("/api/automation/runs/{runId}/cancel", Access.scope(Scope.TASKS_WRITE), this::cancel)
+                .post("/api/automation/runs/{runId}/merge", Access.scope(Scope.TASKS_WRITE), this::merge)
+                .post("/api/automation/runs/{runId}/discard", Access.scope(Scope.TASKS_WRITE), this::discard);
     }
 
     private void start(Call call) {
@@ -101,6 +104,10 @@ public final class AutomationService extends ApiService {
             throw WorkspaceException.Validation.of("prompt is longer than " + MAX_PROMPT_CHARS + " characters");
         }
         String provider = service.provider(agentType.orElse(null));
+        AgentRunService.Isolation isolation = AgentRunService.Isolation.parse(
+                Call.optionalString(body, "isolation").orElse(null));
+        service.checkIsolation(isolation);
+        boolean keep = Call.optionalBoolean(body, "keepWorktree", false);
         Optional<String> projectId = Call.optionalString(body, "projectId").filter(s -> !s.isBlank());
         Optional<String> projectPath = Call.optionalString(body, "projectPath").filter(s -> !s.isBlank());
         String model = Call.optionalString(body, "model").filter(s -> !s.isBlank()).orElse(null);
@@ -113,7 +120,7 @@ public final class AutomationService extends ApiService {
             throw WorkspaceException.Validation.of("projectId is required");
         }
         RunHandle handle = service.start(new AgentRunService.Start(call.principal().user().id(), "automation",
-                provider, prompt, dir, projectId.orElse(null), null, model, null, null, Map.of()));
+                provider, prompt, dir, projectId.orElse(null), null, model, null, null, Map.of()), isolation, keep);
         RunRecord run = service.find(call.principal().user(), handle.id());
         call.send(Status.ACCEPTED_202, view(run.info(), service.summary(run)));
     }
@@ -193,6 +200,23 @@ public final class AutomationService extends ApiService {
         call.ok(view(info, runs.summary(info)));
     }
 
+    /** Merges an ended worktree run's branch into the project's checked-out branch (409 on conflict). */
+    private void merge(Call call) {
+        RunWorktrees.Merged m = service.mergeWorktree(call.principal().user(), call.pathParam("runId"));
+        RunRecord run = service.find(call.principal().user(), call.pathParam("runId"));
+        ObjectNode r = view(run.info(), service.summary(run));
+        r.put("mergedInto", m.intoBranch());
+        r.put("mergeCommit", m.mergeCommit());
+        call.ok(r);
+    }
+
+    /** Deletes an ended worktree run's branch and worktree folder. */
+    private void discard(Call call) {
+        service.discardWorktree(call.principal().user(), call.pathParam("runId"));
+        RunRecord run = service.find(call.principal().user(), call.pathParam("runId"));
+        call.ok(view(run.info(), service.summary(run)));
+    }
+
     /**
      * Follows a run: its stored entries after {@code Last-Event-ID} (the one rule, docs/live-channels.md), or, without
      * a header the rule accepts, after {@code ?afterSeq=} (default 0; not a whole number: 400), then live until the
@@ -268,6 +292,20 @@ public final class AutomationService extends ApiService {
         r.put("projectId", meta.path("projectId").asText(null));
         r.put("taskId", meta.path("taskId").asText(null));
         r.put("sessionId", summary.sessionId());
+        Optional<RunWorktrees.Worktree> wt = service.worktrees().flatMap(w -> w.byRun(info.id()));
+        r.put("isolation", wt.isPresent() ? "worktree" : "host");
+        if (wt.isPresent()) {
+            ObjectNode w = r.putObject("worktree");
+            w.put("branch", wt.get().branch());
+            w.put("path", wt.get().path());
+            w.put("state", wt.get().state());
+            w.put("keep", wt.get().keep());
+            w.put("baseCommit", wt.get().baseCommit());
+            w.put("headCommit", wt.get().headCommit());
+            w.put("note", wt.get().note());
+        } else {
+            r.putNull("worktree");
+        }
         if (info.exitCode() == null) {
             r.putNull("exitCode");
         } else {

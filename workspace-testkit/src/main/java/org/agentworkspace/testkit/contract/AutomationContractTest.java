@@ -68,6 +68,19 @@ class AutomationContractTest {
         client.post("/api/automation/runs/run_nosuchrun/cancel").as(session).send()
                 .expectError(404, "RUN_NOT_FOUND");
         client.get("/api/automation/runs?limit=0").as(session).send().expectError(400, "VALIDATION_FAILED");
+        // isolation (docs/runs.md "Worktree isolation"): no container image can be configured, so docker is refused
+        client.post(RUN).as(session).json(body("prompt", "hi", "projectId", "x", "isolation", "docker")).send()
+                .expectError(400, "ISOLATION_UNAVAILABLE");
+        client.post(RUN).as(session).json(body("prompt", "hi", "projectId", "x", "isolation", "vm")).send()
+                .expectStatus(400);
+        client.post(RUN).as(session).json(body("prompt", "hi", "projectId", "x", "sneaky", true)).send()
+                .expectStatus(400);
+        client.post("/api/automation/runs/run_nosuchrun/merge").as(session).send()
+                .expectError(404, "RUN_NOT_FOUND");
+        client.post("/api/automation/runs/run_nosuchrun/discard").as(session).send()
+                .expectError(404, "RUN_NOT_FOUND");
+        client.post("/api/automation/runs/run_nosuchrun/merge").as(reader).send()
+                .expectError(403, "INSUFFICIENT_SCOPE");
     }
 
     @Test
