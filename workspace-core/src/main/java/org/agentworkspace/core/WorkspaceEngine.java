@@ -311,7 +311,6 @@ public final class WorkspaceEngine implements AutoCloseable {
     public synchronized org.agentworkspace.core.agent.AgentRunService agentRuns(
             org.agentworkspace.core.agent.AgentSettings settings) {
         if (agentRunService == null) {
-            // a run's working directory must still lie where projects may (it follows the roots)
             // a project is a registered one, else one found only in the CLIs' histories (a person continues a
             // conversation found on disk without registering its folder first); either way its folder must still lie
             // where projects may
