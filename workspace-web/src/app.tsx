@@ -21,6 +21,13 @@ function warmWorkspace() {
   import('./projectview').catch(() => { /* loaded again on use */ });
 }
 
+/**
+ * The sign-in state, asked for as soon as the bundle runs rather than after the first render's effects (which wait
+ * for a frame): the first check() takes this answer.
+ */
+let earlyStatus: Promise<AuthStatus> | null = api<AuthStatus>('/api/auth/status');
+earlyStatus.catch(() => { /* check() reports it */ });
+
 type Phase = { kind: 'loading' } | { kind: 'setup' } | { kind: 'login'; notice?: string } | { kind: 'ready'; user: User } | { kind: 'offline' };
 
 export function App() {
@@ -28,10 +35,16 @@ export function App() {
 
   async function check() {
     try {
-      const s = await api<AuthStatus>('/api/auth/status');
+      const first = earlyStatus;
+      earlyStatus = null;
+      const s = await (first ?? api<AuthStatus>('/api/auth/status'));
       if (s.needsSetup) setPhase({ kind: 'setup' });
       else if (!s.isAuthenticated || !s.user) setPhase({ kind: 'login' });
-      else setPhase({ kind: 'ready', user: s.user });
+      else {
+        // the project list is the start page's first content: asked for now, not after the shell's first render
+        if (!projects.list) projects.load();
+        setPhase({ kind: 'ready', user: s.user });
+      }
     } catch {
       setPhase({ kind: 'offline' });
     }
