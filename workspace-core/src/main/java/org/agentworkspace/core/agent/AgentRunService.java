@@ -13,6 +13,7 @@ import org.agentworkspace.api.provider.PermissionMode;
 import org.agentworkspace.core.index.HistoryErrorCodes;
 import org.agentworkspace.core.runs.RunHandle;
 import org.agentworkspace.core.runs.RunInfo;
+import org.agentworkspace.core.runs.RunOwner;
 import org.agentworkspace.core.runs.RunPage;
 import org.agentworkspace.core.runs.RunRecord;
 import org.agentworkspace.core.tasks.AutomationTask;
@@ -93,6 +94,8 @@ public final class AgentRunService {
     public RunHandle start(Start s) {
         Map<String, Object> meta = new LinkedHashMap<>();
         meta.put("route", s.origin());
+        // written for the wire only (the run views and background jobs show the metadata as stored); ownership is
+        // the typed owner below, and nothing reads this field back for a decision
         if (s.account() != null) {
             meta.put("userId", s.account());
         }
@@ -104,7 +107,8 @@ public final class AgentRunService {
         }
         meta.putAll(s.extra());
         return runs.start(new AgentRunRequest(provider(s.provider()), s.prompt(), s.projectDir(), s.model(),
-                s.resumeSessionId(), meta, s.permissionMode(), s.account()));
+                s.resumeSessionId(), meta, s.permissionMode(), s.account(),
+                new RunOwner(s.account(), s.project(), s.taskId(), s.origin(), s.resumeSessionId())));
     }
 
     /** Whether {@code viewer} may see the run: its owner or an administrator. */

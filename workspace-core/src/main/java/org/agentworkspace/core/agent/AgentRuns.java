@@ -211,9 +211,9 @@ public final class AgentRuns {
             parser = new Bridge(provider.newParser());
         }
         // the engine's per-account caps count the run's account (the caller; a task's owner)
-        Object account = request.accountId() != null ? request.accountId() : request.metadata().get("userId");
+        Long account = request.accountId();
         RunHandle handle = engine.start(new RunRequest(provider.id(), process, parser, meta.toString(),
-                account == null ? null : account.toString()));
+                account == null ? null : account.toString(), request.owner()));
         runKeys.put(handle.id(), credential.credentials().hasApiKey()
                 ? java.util.Set.of(credential.credentials().apiKey()) : java.util.Set.of());
         LOG.log(System.Logger.Level.DEBUG, () -> "run " + handle.id() + " started: " + plan);

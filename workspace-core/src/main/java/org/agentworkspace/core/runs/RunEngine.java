@@ -145,10 +145,10 @@ public final class RunEngine implements AutoCloseable {
                     request.metadata());
             RunEntry first = new RunEntry(id, 1, EntryKind.STATUS,
                     json.object().put("status", RunStatus.QUEUED.wireName()).toString(), now);
-            RunOwner owner = request.owner() != null ? request.owner()
-                    : RunOwner.fromMetadata(json.tree(request.metadata()));
+            // the owner is what the request names, never read back from its free metadata
+            RunOwner owner = request.owner() != null ? request.owner() : RunOwner.NONE;
             log.insertRun(info, owner, first);
-            ActiveRun run = new ActiveRun(id, request, 2, this::ended);
+            ActiveRun run = new ActiveRun(id, request.withOwner(owner), 2, this::ended);
             active.put(id, run);
             run.committed(List.of(first), json);
             queue.add(run);
@@ -587,7 +587,7 @@ public final class RunEngine implements AutoCloseable {
         find(run.id).ifPresent(info -> {
             for (RunObserver o : observers) {
                 try {
-                    o.starting(info, workingDir);
+                    o.starting(info, run.request.owner(), workingDir);
                 } catch (RuntimeException e) {
                     LOG.log(System.Logger.Level.WARNING, "a run observer failed on the start of " + run.id, e);
                 }
@@ -611,15 +611,16 @@ public final class RunEngine implements AutoCloseable {
     }
 
     /**
-     * Cancels every queued or running run of this engine whose metadata names {@code "userId": userId} (the account
-     * that started it): called when that account is deleted.
+     * Cancels every queued or running run of this engine whose typed owner is account {@code userId} (the account
+     * that started it; {@link RunOwner#accountId()}): called when that account is deleted.
      *
      * @return how many runs are being cancelled
      */
     public int cancelOwnedBy(long userId) {
         int n = 0;
         for (ActiveRun r : new ArrayList<>(active.values())) {
-            if (json.userId(r.request.metadata()) == userId && cancel(r.id)) {
+            Long owner = r.request.owner().accountId();
+            if (owner != null && owner == userId && cancel(r.id)) {
                 n++;
             }
         }

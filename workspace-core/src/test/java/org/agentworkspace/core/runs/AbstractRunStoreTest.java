@@ -312,11 +312,11 @@ abstract class AbstractRunStoreTest {
                 tail.lines().stream().map(RunEntry::kind).toList());
         assertEquals("{\"line\":\"a plain line\"}", tail.lines().get(1).payload());
 
-        // a run without an owner of its own takes it from the metadata the routes have always written
+        // a run without an owner of its own is nobody's: the free metadata is never read for ownership
         RunHandle legacy = engine.start(RunRequest.of("codex", fx.script("quiet", "true"), LineParser.none())
                 .withMetadata("{\"userId\":7,\"projectId\":\"api\",\"route\":\"automation\"}"));
         legacy.awaitCompletion(Duration.ofSeconds(20)).orElseThrow();
-        assertEquals(new RunOwner(7L, "api", null, "automation", null), engine.record(legacy.id()).orElseThrow().owner());
+        assertEquals(RunOwner.NONE, engine.record(legacy.id()).orElseThrow().owner());
         assertEquals(RunOutcome.EMPTY, engine.record(legacy.id()).orElseThrow().outcome());
     }
 
