@@ -17,7 +17,6 @@ import java.nio.file.Path;
 
 import org.agentworkspace.core.agent.AgentErrorCodes;
 import org.agentworkspace.core.agent.AgentRunService;
-import org.agentworkspace.core.agent.AgentRuns;
 import org.agentworkspace.core.agent.RunSummary;
 import org.agentworkspace.core.loop.AgentLoop;
 import org.agentworkspace.core.loop.CiRepairPlans;
@@ -49,13 +48,13 @@ public final class AgentLoopService extends ApiService {
 
     private final AgentLoop loop;
     private final AgentRunService service;
-    private final AgentRuns runs;
+    private final AgentRunService runs;
 
     public AgentLoopService(AgentLoop loop, AgentRunService service, Guard guard, RouteTable table) {
         super("production agent loop", guard, table);
         this.loop = loop;
         this.service = service;
-        this.runs = service.runs();
+        this.runs = service;
     }
 
     @Override
@@ -302,7 +301,7 @@ public final class AgentLoopService extends ApiService {
                     call.principal().user().username());
         } catch (RuntimeException e) {
             // no plan without its run and no run without its plan: the run is stopped when the plan is not stored
-            runs.engine().cancel(handle.id());
+            runs.abort(handle.id());
             throw e;
         }
         call.send(Status.ACCEPTED_202, view(p, false));
@@ -319,7 +318,7 @@ public final class AgentLoopService extends ApiService {
     }
 
     private Map<String, Object> view(CiRepairPlans.Plan p, boolean withText) {
-        Optional<RunInfo> run = runs.engine().find(p.runId());
+        Optional<RunInfo> run = runs.info(p.runId());
         Map<String, Object> m = new LinkedHashMap<>();
         m.put("id", p.id());
         m.put("projectId", p.projectId());
