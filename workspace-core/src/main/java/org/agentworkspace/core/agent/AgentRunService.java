@@ -14,6 +14,7 @@ import org.agentworkspace.core.index.HistoryErrorCodes;
 import com.fasterxml.jackson.databind.JsonNode;
 import org.agentworkspace.core.journal.EventJournal;
 import org.agentworkspace.core.runs.RunCursor;
+import org.agentworkspace.core.runs.RunEngine;
 import org.agentworkspace.core.runs.RunEntry;
 import org.agentworkspace.core.runs.RunHandle;
 import org.agentworkspace.core.runs.RunStats;
@@ -97,6 +98,14 @@ public final class AgentRunService {
 
     /** Starts a run (it may wait in the engine's queue); the owner is stored in the run row's typed columns. */
     public RunHandle start(Start s) {
+        return start(s, null);
+    }
+
+    /**
+     * As {@link #start(Start)}, writing {@code along}'s rows (given the new run's id) in the transaction that stores
+     * the run: both are stored or neither, and when {@code along} throws the run is never queued.
+     */
+    public RunHandle start(Start s, RunEngine.WithRun along) {
         Map<String, Object> meta = new LinkedHashMap<>();
         meta.put("route", s.origin());
         // written for the wire only (the run views and background jobs show the metadata as stored); ownership is
@@ -113,7 +122,7 @@ public final class AgentRunService {
         meta.putAll(s.extra());
         return runs.start(new AgentRunRequest(provider(s.provider()), s.prompt(), s.projectDir(), s.model(),
                 s.resumeSessionId(), meta, s.permissionMode(), s.account(),
-                new RunOwner(s.account(), s.project(), s.taskId(), s.origin(), s.resumeSessionId())));
+                new RunOwner(s.account(), s.project(), s.taskId(), s.origin(), s.resumeSessionId())), along);
     }
 
     /** Whether {@code viewer} may see the run: its owner or an administrator. */

@@ -119,6 +119,23 @@ public final class RunEngine implements AutoCloseable {
      * @throws WorkspaceException.Unavailable the engine is closed
      */
     public RunHandle start(RunRequest request) {
+        return start(request, null);
+    }
+
+    /**
+     * Rows stored in the same transaction as a new run's row (given the new run's id): both are stored or neither,
+     * and a run whose rows could not be written is never queued.
+     */
+    @FunctionalInterface
+    public interface WithRun {
+        void write(org.jdbi.v3.core.Handle h, String runId);
+    }
+
+    /**
+     * As {@link #start(RunRequest)}, also writing {@code along} in the transaction that stores the run: when it
+     * throws, nothing of the run is stored or started and its exception is thrown from here.
+     */
+    public RunHandle start(RunRequest request, WithRun along) {
         Objects.requireNonNull(request, "request");
         if (!json.isObject(request.metadata())) {
             throw WorkspaceException.Validation.of("run metadata must be a JSON object");
@@ -147,7 +164,7 @@ public final class RunEngine implements AutoCloseable {
                     json.object().put("status", RunStatus.QUEUED.wireName()).toString(), now);
             // the owner is what the request names, never read back from its free metadata
             RunOwner owner = request.owner() != null ? request.owner() : RunOwner.NONE;
-            log.insertRun(info, owner, first);
+            log.insertRun(info, owner, first, along);
             ActiveRun run = new ActiveRun(id, request.withOwner(owner), 2, this::ended);
             active.put(id, run);
             run.committed(List.of(first), json);

@@ -20,7 +20,6 @@ import org.agentworkspace.core.agent.AgentRunService;
 import org.agentworkspace.core.agent.RunSummary;
 import org.agentworkspace.core.loop.AgentLoop;
 import org.agentworkspace.core.loop.CiRepairPlans;
-import org.agentworkspace.core.runs.RunHandle;
 import org.agentworkspace.core.runs.RunInfo;
 import org.agentworkspace.core.runs.RunStatus;
 import org.agentworkspace.core.loop.BackgroundJob;
@@ -293,17 +292,11 @@ public final class AgentLoopService extends ApiService {
                 AgentErrorCodes.PROJECT_NOT_FOUND, "no such project"));
         CiRepairPlans plans = loop.ciRepairPlans();
         String id = plans.newId();
-        RunHandle handle = service.start(new AgentRunService.Start(call.principal().user().id(), CiRepairPlans.ROUTE,
-                agentType, prompt.text(), dir, project, null, model, null, null, Map.of("planId", id)));
-        CiRepairPlans.Plan p;
-        try {
-            p = plans.record(id, project, handle.id(), agentType, model, failingJob, prompt,
-                    call.principal().user().username());
-        } catch (RuntimeException e) {
-            // no plan without its run and no run without its plan: the run is stopped when the plan is not stored
-            runs.abort(handle.id());
-            throw e;
-        }
+        // the run and the plan are stored in one transaction: no plan without its run, no run without its plan
+        CiRepairPlans.Plan p = plans.start(service, new AgentRunService.Start(call.principal().user().id(),
+                        CiRepairPlans.ROUTE, agentType, prompt.text(), dir, project, null, model, null, null,
+                        Map.of("planId", id)), id, project, agentType, model, failingJob, prompt,
+                call.principal().user().username());
         call.send(Status.ACCEPTED_202, view(p, false));
     }
 
