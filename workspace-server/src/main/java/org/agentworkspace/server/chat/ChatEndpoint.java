@@ -28,10 +28,9 @@ import org.agentworkspace.api.Scope;
 import org.agentworkspace.api.WorkspaceException;
 import org.agentworkspace.api.provider.PermissionMode;
 import org.agentworkspace.core.agent.AgentErrorCodes;
-import org.agentworkspace.core.agent.AgentRunRequest;
 import org.agentworkspace.core.agent.AgentRunService;
 import org.agentworkspace.core.agent.PermissionRequests;
-import org.agentworkspace.core.runs.RunCursor;
+import org.agentworkspace.core.journal.JournalCursor;
 import org.agentworkspace.core.runs.RunEntry;
 import org.agentworkspace.core.runs.RunHandle;
 import org.agentworkspace.core.runs.RunInfo;
@@ -49,9 +48,9 @@ import org.agentworkspace.server.ws.SocketPump;
  * reconnects and subscribes with the last {@code seq} it saw gets every later entry exactly once, in order. See
  * docs/live-channels.md for the protocol.
  *
- * <p>Each subscription reads its run through its own {@link RunCursor} on a virtual thread; frames go to one sender
- * thread per socket through a bounded queue. A cursor never slows the run; a subscription whose socket does not drain
- * its queue within {@link ChatLimits#slowConsumerGrace()} cuts the socket (1013).
+ * <p>Each subscription reads its run through its own {@link JournalCursor} of the run's core journal on a virtual
+ * thread; frames go to one sender thread per socket through a bounded queue. A cursor never slows the run; a
+ * subscription whose socket does not drain its queue within {@link ChatLimits#slowConsumerGrace()} cuts the socket (1013).
  */
 public final class ChatEndpoint implements AutoCloseable {
     private static final System.Logger LOG = System.getLogger(ChatEndpoint.class.getName());
@@ -443,7 +442,8 @@ public final class ChatEndpoint implements AutoCloseable {
             void pump() {
                 String provider = info.provider();
                 String resumed = runs.metadata(info).path("resumeSessionId").asText(null);
-                try (RunCursor cursor = runs.follow(info.id(), afterSeq)) {
+                // the core journal of the run, the same reader the SSE follower uses
+                try (JournalCursor<RunEntry> cursor = runs.journal(info.id()).follow(afterSeq)) {
                     while (!stopped && !pump.closing()) {
                         Optional<RunEntry> next = cursor.poll(Duration.ofSeconds(15));
                         if (next.isEmpty()) {
