@@ -5,5 +5,5 @@ set -eu
 cd "$(dirname "$0")/../.."
 JAVA_HOME=${JAVA_HOME:-/usr/lib/jvm/temurin-25-jdk-amd64}
 export JAVA_HOME
-./mvnw -B -q -o -pl workspace-server -am install -DskipTests
+./mvnw -B -q -o -pl workspace-server -am package -DskipTests
 exec "$JAVA_HOME/bin/java" bench/agent/AgentSseBench.java workspace-server/target/workspace-server.jar "$@"

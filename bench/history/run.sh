@@ -9,7 +9,7 @@ set -eu
 cd "$(dirname "$0")/../.."
 JAVA_HOME=${JAVA_HOME:-/usr/lib/jvm/temurin-25-jdk-amd64}
 export JAVA_HOME
-./mvnw -B -q -o -pl workspace-server,workspace-testkit -am install -DskipTests
+./mvnw -B -q -o -pl workspace-server,workspace-testkit -am package -DskipTests
 runner=$(ls workspace-testkit/target/workspace-testkit-*-runner.jar | head -n 1)
 seed=${AW_BENCH_SEED:-42}
 bytes=${AW_BENCH_BYTES:-2g}

@@ -5,9 +5,11 @@ set -eu
 cd "$(dirname "$0")/../.."
 JAVA_HOME=${JAVA_HOME:-/usr/lib/jvm/temurin-25-jdk-amd64}
 export JAVA_HOME
-./mvnw -B -q -o -pl workspace-core -am install -DskipTests
 cp_file=$(mktemp)
 trap 'rm -f "$cp_file"' EXIT
-./mvnw -B -q -o -pl workspace-core dependency:build-classpath -Dmdep.outputFile="$cp_file" -Dmdep.includeScope=runtime
+# one reactor build: the sibling modules resolve from their target/ folders, so nothing is installed into ~/.m2;
+# the classpath file is written per module, workspace-core (built last) writes it last
+./mvnw -B -q -o -pl workspace-core -am package -DskipTests dependency:build-classpath -Dmdep.outputFile="$cp_file" \
+    -Dmdep.includeScope=runtime
 exec "$JAVA_HOME/bin/java" -Xmx512m --enable-native-access=ALL-UNNAMED \
   -cp "workspace-core/target/classes:$(cat "$cp_file")" bench/runs/RunBench.java "$@"

@@ -10,5 +10,5 @@ export JAVA_HOME
 if [ "${1:-}" = selftest ]; then
     exec "$JAVA_HOME/bin/java" bench/ws/WsLoadBench.java selftest
 fi
-./mvnw -B -q -o -pl workspace-server -am install -DskipTests
+./mvnw -B -q -o -pl workspace-server -am package -DskipTests
 exec "$JAVA_HOME/bin/java" bench/ws/WsLoadBench.java workspace-server/target/workspace-server.jar "$@"

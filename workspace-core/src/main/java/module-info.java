@@ -7,6 +7,7 @@ module org.agentworkspace.core {
     requires org.slf4j;
     requires org.xerial.sqlitejdbc;
     requires org.postgresql.jdbc;
+    requires com.zaxxer.hikari;
     requires org.bouncycastle.provider;
     requires com.fasterxml.jackson.databind;
     requires org.eclipse.jgit;

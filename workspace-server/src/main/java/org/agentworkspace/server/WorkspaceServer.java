@@ -18,7 +18,6 @@ import org.agentworkspace.api.ErrorCodes;
 import org.agentworkspace.core.WorkspaceEngine;
 import org.agentworkspace.api.vcs.GitCredentials;
 import org.agentworkspace.core.agent.AgentRunService;
-import org.agentworkspace.core.agent.AgentRuns;
 import org.agentworkspace.core.agent.Repositories;
 import org.agentworkspace.core.system.SystemUpdater;
 import org.agentworkspace.server.http.BuildInfo;
@@ -91,7 +90,7 @@ public final class WorkspaceServer implements AutoCloseable {
     /** What the routing needs, built once per server. */
     public record Context(WorkspaceEngine engine, ServerConfig config, Json json, SessionTokens tokens, Guard guard,
                           ErrorResponses errors, BuildInfo build, OpenApiDocument openApi, BrowseFilesystem browser,
-                          AgentRunService runService, AgentRuns agentRuns, Repositories repositories, ChatEndpoint chat,
+                          AgentRunService runService, Repositories repositories, ChatEndpoint chat,
                           Map<String, String> env, SystemUpdater updater, ProcessExit exit) {
         public static Context create(WorkspaceEngine engine, ServerConfig config, Map<String, String> env) {
             return create(engine, config, env, ChatLimits.defaults());
@@ -120,9 +119,8 @@ public final class WorkspaceServer implements AutoCloseable {
             // the engine owns the run use cases (AgentRunService): provider defaults, projects, visibility, sessions,
             // the scheduler; the server only hands it the operator's agent settings
             AgentRunService runService = engine.agentRuns(config.agent());
-            AgentRuns agentRuns = runService.runs();
             return new Context(engine, config, json, tokens, guard, new ErrorResponses(json), BuildInfo.detect(env),
-                    openApi, browser, runService, agentRuns,
+                    openApi, browser, runService,
                     new Repositories(config.agent(), engine.config().dataDir()),
                     new ChatEndpoint(new WsGate(guard), runService, chatLimits, json.mapper()), Map.copyOf(env),
                     SystemUpdater.create(config.update().sourceDir() != null ? config.update()

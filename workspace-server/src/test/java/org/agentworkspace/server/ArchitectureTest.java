@@ -120,31 +120,24 @@ class ArchitectureTest {
     }
 
     /**
-     * Server handlers reach runs only through the engine's {@code AgentRunService}: they never start a run on the
-     * launcher or the run engine themselves, never list or page the run table (visibility is the service's query),
-     * and never build the launcher (the engine does), so the provider default, the owner columns, the visibility
-     * rule and the session rule exist once.
+     * Server classes reach runs only through the engine's {@code AgentRunService}: no server class depends on the
+     * launcher ({@code AgentRuns}) or the run engine ({@code RunEngine}) at all, so starting a run, the provider
+     * default, the owner columns, the visibility rule, the session rule, aborting (permission requests first) and
+     * redaction exist once, in core. No exception is needed: {@code ServerConfig} configures runs through
+     * {@code RunSettings} (a value), and the handlers follow runs through the service's journal and cursor.
      */
     @Test
     void serverHandlersReachRunsOnlyThroughTheRunService() {
         org.junit.jupiter.api.Assertions.assertTrue(classes.contain("org.agentworkspace.core.agent.AgentRunService"));
         noClasses().that().resideInAPackage("org.agentworkspace.server..")
-                .should().callMethod(org.agentworkspace.core.agent.AgentRuns.class, "start",
-                        org.agentworkspace.core.agent.AgentRunRequest.class)
-                .orShould().callMethod(org.agentworkspace.core.runs.RunEngine.class, "start",
-                        org.agentworkspace.core.runs.RunRequest.class)
-                .orShould().callMethod(org.agentworkspace.core.runs.RunEngine.class, "list",
-                        org.agentworkspace.core.runs.RunQuery.class)
-                .orShould().callMethod(org.agentworkspace.core.runs.RunEngine.class, "page",
-                        org.agentworkspace.core.runs.RunPage.Query.class)
+                .should().dependOnClassesThat().haveFullyQualifiedName("org.agentworkspace.core.agent.AgentRuns")
+                .orShould().dependOnClassesThat().haveFullyQualifiedName("org.agentworkspace.core.runs.RunEngine")
                 .orShould().callConstructorWhere(com.tngtech.archunit.base.DescribedPredicate.describe(
                         "new AgentRunRequest", (com.tngtech.archunit.core.domain.JavaConstructorCall c) -> c.getTarget()
                                 .getOwner().getName().equals("org.agentworkspace.core.agent.AgentRunRequest")))
-                .orShould().callMethodWhere(com.tngtech.archunit.base.DescribedPredicate.describe(
-                        "AgentRuns.create", (com.tngtech.archunit.core.domain.JavaMethodCall c) -> c.getTarget()
-                                .getOwner().getName().equals("org.agentworkspace.core.agent.AgentRuns")
-                                && c.getTarget().getName().equals("create")))
-                .because("the run use cases (start, visibility, paging, sessions) are the engine's AgentRunService")
+                .orShould().callMethod(org.agentworkspace.core.agent.AgentRunService.class, "runs")
+                .because("the run use cases (start, visibility, paging, sessions, follow, abort, redaction) are the "
+                        + "engine's AgentRunService")
                 .check(classes);
     }
 }

@@ -11,8 +11,15 @@ import org.agentworkspace.api.User;
 import org.agentworkspace.api.WorkspaceException;
 import org.agentworkspace.api.provider.PermissionMode;
 import org.agentworkspace.core.index.HistoryErrorCodes;
+import com.fasterxml.jackson.databind.JsonNode;
+import org.agentworkspace.core.journal.EventJournal;
+import org.agentworkspace.core.runs.RunCursor;
+import org.agentworkspace.core.runs.RunEngine;
+import org.agentworkspace.core.runs.RunEntry;
 import org.agentworkspace.core.runs.RunHandle;
+import org.agentworkspace.core.runs.RunStats;
 import org.agentworkspace.core.runs.RunInfo;
+import org.agentworkspace.core.runs.RunOwner;
 import org.agentworkspace.core.runs.RunPage;
 import org.agentworkspace.core.runs.RunRecord;
 import org.agentworkspace.core.tasks.AutomationTask;
@@ -196,8 +203,18 @@ public final class AgentRunService {
 
     /** Starts a run (it may wait in the engine's queue); the owner is stored in the run row's typed columns. */
     public RunHandle start(Start s) {
+        return start(s, null);
+    }
+
+    /**
+     * As {@link #start(Start)}, writing {@code along}'s rows (given the new run's id) in the transaction that stores
+     * the run: both are stored or neither, and when {@code along} throws the run is never queued.
+     */
+    public RunHandle start(Start s, RunEngine.WithRun along) {
         Map<String, Object> meta = new LinkedHashMap<>();
         meta.put("route", s.origin());
+        // written for the wire only (the run views and background jobs show the metadata as stored); ownership is
+        // the typed owner below, and nothing reads this field back for a decision
         if (s.account() != null) {
             meta.put("userId", s.account());
         }
@@ -209,7 +226,8 @@ public final class AgentRunService {
         }
         meta.putAll(s.extra());
         return runs.start(new AgentRunRequest(provider(s.provider()), s.prompt(), s.projectDir(), s.model(),
-                s.resumeSessionId(), meta, s.permissionMode(), s.account()));
+                s.resumeSessionId(), meta, s.permissionMode(), s.account(),
+                new RunOwner(s.account(), s.project(), s.taskId(), s.origin(), s.resumeSessionId())), along);
     }
 
     /** Whether {@code viewer} may see the run: its owner or an administrator. */
@@ -287,6 +305,11 @@ public final class AgentRunService {
         return last;
     }
 
+    /** The run summary of a run read without its record (its outcome is read from the row). */
+    public RunSummary summary(RunInfo run) {
+        return runs.summary(run);
+    }
+
     /** The run summary: stored outcome plus the end of the log. */
     public RunSummary summary(RunRecord run) {
         return runs.summary(run);
@@ -307,6 +330,82 @@ public final class AgentRunService {
         if (!tasks.schedulerRunning()) {
             tasks.start(runs.engine(), this::launch);
         }
+    }
+
+    // ------------------------------------------------------------------ what handlers need, without the launcher
+
+    /** The stored run, whoever owns it (callers that already checked visibility, or the run they just started). */
+    public Optional<RunInfo> info(String runId) {
+        return runs.engine().find(runId);
+    }
+
+    /** The stored run with its typed owner and outcome, whoever owns it (one row, no log read). */
+    public Optional<RunRecord> record(String runId) {
+        return runs.engine().record(runId);
+    }
+
+    /** The run's metadata as stored (the view shows it; never read for a decision). */
+    public JsonNode metadata(RunInfo info) {
+        return runs.metadata(info);
+    }
+
+    /** The sequence number of the run's newest log entry (0: none). */
+    public long lastSeq(String runId) {
+        return runs.engine().lastSeq(runId);
+    }
+
+    /** Reads the run's log from after {@code afterSeq}, waiting for new entries until the run ends. */
+    public RunCursor follow(String runId, long afterSeq) {
+        return runs.engine().follow(runId, afterSeq);
+    }
+
+    /** The run's log as the core journal (the one SSE follower and {@code Last-Event-ID} rule read it). */
+    public EventJournal<RunEntry> journal(String runId) {
+        return runs.engine().journal(runId);
+    }
+
+    /**
+     * A native output line of the run as a client may see it: the run's credential and any secret the provider's
+     * redaction knows replaced.
+     */
+    public String redact(String runId, String provider, String line) {
+        return runs.redact(runId, provider, line);
+    }
+
+    /** Ends a run now, without waiting: its pending permission requests are cancelled, then the run. */
+    public void abort(String runId) {
+        runs.permissions().cancelAll(runId);
+        runs.engine().cancel(runId);
+    }
+
+    /** The permission requests of interactive runs (answered over {@code /ws}). */
+    public PermissionRequests permissions() {
+        return runs.permissions();
+    }
+
+    /** The operator's agent settings (registered projects, whether local project paths are trusted). */
+    public AgentSettings settings() {
+        return runs.settings();
+    }
+
+    /** Whether the provider can continue a session. */
+    public boolean supportsResume(String provider) {
+        return runs.provider(provider).supportsResume();
+    }
+
+    /** The ids of every provider a run can use. */
+    public java.util.List<String> providerIds() {
+        return runs.providerIds();
+    }
+
+    /** Counts of the engine's runs (queued, running …). */
+    public RunStats stats() {
+        return runs.engine().stats();
+    }
+
+    /** How many runs may run at once, service-wide. */
+    public int maxConcurrentRuns() {
+        return runs.engine().settings().globalLimit();
     }
 
     private static WorkspaceException notFound() {

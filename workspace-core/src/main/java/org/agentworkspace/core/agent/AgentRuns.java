@@ -169,7 +169,15 @@ public final class AgentRuns {
      * @throws WorkspaceException.Unavailable the provider's CLI is not installed ({@code PROVIDER_NOT_INSTALLED})
      */
     public RunHandle start(AgentRunRequest request) {
-        return start0(request);
+        return start0(request, null);
+    }
+
+    /**
+     * As {@link #start(AgentRunRequest)}, writing {@code along}'s rows in the transaction that stores the run (both
+     * or neither; see {@link RunEngine#start(RunRequest, RunEngine.WithRun)}).
+     */
+    public RunHandle start(AgentRunRequest request, RunEngine.WithRun along) {
+        return start0(request, along);
     }
 
     /** What a caller is told when a provider's CLI is missing: how to get it, from the API or on the host. */
@@ -179,7 +187,7 @@ public final class AgentRuns {
                 + "/auth/status then shows installed: true), or put its command on the service's PATH and retry";
     }
 
-    private RunHandle start0(AgentRunRequest request) {
+    private RunHandle start0(AgentRunRequest request, RunEngine.WithRun along) {
         AgentProvider provider = provider(request.provider());
         if (request.resumeSessionId() != null && !provider.supportsResume()) {
             throw WorkspaceException.Validation.of(provider.id() + " cannot resume sessions");
@@ -226,9 +234,9 @@ public final class AgentRuns {
             parser = new Bridge(provider.newParser());
         }
         // the engine's per-account caps count the run's account (the caller; a task's owner)
-        Object account = request.accountId() != null ? request.accountId() : request.metadata().get("userId");
+        Long account = request.accountId();
         RunHandle handle = engine.start(new RunRequest(provider.id(), process, parser, meta.toString(),
-                account == null ? null : account.toString()));
+                account == null ? null : account.toString(), request.owner()), along);
         runKeys.put(handle.id(), credential.credentials().hasApiKey()
                 ? java.util.Set.of(credential.credentials().apiKey()) : java.util.Set.of());
         LOG.log(System.Logger.Level.DEBUG, () -> "run " + handle.id() + " started: " + plan);

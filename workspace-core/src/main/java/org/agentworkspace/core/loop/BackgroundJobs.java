@@ -17,6 +17,8 @@ import org.agentworkspace.core.providers.InstallJob;
 import org.agentworkspace.core.providers.InstallJobs;
 import org.agentworkspace.core.runs.RunEngine;
 import org.agentworkspace.core.runs.RunInfo;
+import org.agentworkspace.core.runs.RunOwner;
+import org.agentworkspace.core.runs.RunRecord;
 import org.agentworkspace.core.json.JsonMappers;
 
 /**
@@ -44,7 +46,7 @@ public final class BackgroundJobs {
     public List<BackgroundJob> list() {
         List<BackgroundJob> out = new ArrayList<>();
         for (String id : runs.activeIds()) {
-            runs.find(id).filter(r -> !r.status().terminal()).map(BackgroundJobs::ofRun).ifPresent(out::add);
+            runs.record(id).filter(r -> !r.info().status().terminal()).map(BackgroundJobs::ofRun).ifPresent(out::add);
         }
         for (InstallJob j : installs.list()) {
             out.add(ofInstall(j));
@@ -71,7 +73,7 @@ public final class BackgroundJobs {
                     .map(BackgroundJobs::ofInstall);
         }
         if (id.startsWith("run_")) {
-            return runs.find(id).map(BackgroundJobs::ofRun);
+            return runs.record(id).map(BackgroundJobs::ofRun);
         }
         return Optional.empty();
     }
@@ -109,7 +111,10 @@ public final class BackgroundJobs {
         };
     }
 
-    private static BackgroundJob ofRun(RunInfo r) {
+    /** A run as a job: who and where from its typed owner (the run row's columns), the plan id from its metadata. */
+    private static BackgroundJob ofRun(RunRecord record) {
+        RunInfo r = record.info();
+        RunOwner owner = record.owner();
         JsonNode meta;
         try {
             meta = JSON.readTree(r.metadata());
@@ -118,12 +123,12 @@ public final class BackgroundJobs {
         }
         Map<String, Object> d = new LinkedHashMap<>();
         d.put("provider", r.provider());
-        String route = text(meta, "route");
+        String route = owner.origin();
         d.put("route", route);
-        d.put("projectId", text(meta, "projectId"));
-        d.put("taskId", text(meta, "taskId"));
+        d.put("projectId", owner.project());
+        d.put("taskId", owner.taskId());
         d.put("planId", text(meta, "planId"));
-        d.put("userId", meta.path("userId").isIntegralNumber() ? meta.path("userId").asLong() : null);
+        d.put("userId", owner.accountId());
         if (r.exitCode() != null) {
             d.put("exitCode", r.exitCode());
         }
@@ -138,7 +143,7 @@ public final class BackgroundJobs {
             case CiRepairPlans.ROUTE -> "CI repair plan run";
             default -> "run";
         };
-        String project = text(meta, "projectId");
+        String project = owner.project();
         return new BackgroundJob(r.id(), "run", r.provider() + " " + what + (project == null ? "" : " in " + project),
                 statusName(r.status()), !r.status().terminal(), null, r.createdAt(), r.startedAt(), r.finishedAt(), d);
     }

@@ -12,6 +12,7 @@ import java.util.regex.Pattern;
 
 import org.agentworkspace.api.WorkspaceException;
 import org.agentworkspace.core.runs.RunStatus;
+import org.agentworkspace.core.agent.AgentRunService;
 import org.agentworkspace.core.store.Store;
 import org.jdbi.v3.core.JdbiException;
 
@@ -159,19 +160,55 @@ public final class CiRepairPlans {
     /** Stores a plan whose run has been started. */
     public Plan record(String id, String projectId, String runId, String agentType, String model, String failingJob,
                        Prompt prompt, String createdBy) {
-        Plan p = new Plan(id, projectId, runId, agentType, model, checkFailingJob(failingJob), prompt.logBytes(),
-                prompt.linesUsed(), createdBy, Instant.ofEpochMilli(clock.millis()));
+        Plan p = plan(id, projectId, runId, agentType, model, failingJob, prompt, createdBy);
         try {
-            store.write(h -> h.createUpdate("INSERT INTO agent_loop_ci_plans (" + COLUMNS + ") VALUES (:id, :p, "
-                            + ":run, :agent, :model, :job, :bytes, :lines, :by, :at)")
-                    .bind("id", p.id()).bind("p", p.projectId()).bind("run", p.runId()).bind("agent", p.agentType())
-                    .bind("model", p.model()).bind("job", p.failingJob()).bind("bytes", p.logBytes())
-                    .bind("lines", p.logLinesUsed()).bind("by", p.createdBy())
-                    .bind("at", p.createdAt().toEpochMilli()).execute());
+            store.write(h -> {
+                insert(h, p);
+                return null;
+            });
         } catch (JdbiException e) {
             throw Store.unavailable(e);
         }
         return p;
+    }
+
+    /**
+     * Starts the plan's drafting run and stores the plan in the one transaction that stores the run: either both
+     * rows exist (the run queued) or neither does (nothing was started). The plan is the run's metadata
+     * {@code planId}.
+     *
+     * @param runs  the engine's run service (its store is this one)
+     * @param start the run to start ({@link #ROUTE} as its origin)
+     */
+    public Plan start(AgentRunService runs, AgentRunService.Start start, String id, String projectId,
+                      String agentType, String model, String failingJob, Prompt prompt, String createdBy) {
+        String job = checkFailingJob(failingJob);
+        java.util.concurrent.atomic.AtomicReference<Plan> stored = new java.util.concurrent.atomic.AtomicReference<>();
+        try {
+            runs.start(start, (h, runId) -> {
+                Plan p = plan(id, projectId, runId, agentType, model, job, prompt, createdBy);
+                insert(h, p);
+                stored.set(p);
+            });
+        } catch (JdbiException e) {
+            throw Store.unavailable(e);
+        }
+        return stored.get();
+    }
+
+    private Plan plan(String id, String projectId, String runId, String agentType, String model, String failingJob,
+                      Prompt prompt, String createdBy) {
+        return new Plan(id, projectId, runId, agentType, model, checkFailingJob(failingJob), prompt.logBytes(),
+                prompt.linesUsed(), createdBy, Instant.ofEpochMilli(clock.millis()));
+    }
+
+    private static void insert(org.jdbi.v3.core.Handle h, Plan p) {
+        h.createUpdate("INSERT INTO agent_loop_ci_plans (" + COLUMNS + ") VALUES (:id, :p, "
+                        + ":run, :agent, :model, :job, :bytes, :lines, :by, :at)")
+                .bind("id", p.id()).bind("p", p.projectId()).bind("run", p.runId()).bind("agent", p.agentType())
+                .bind("model", p.model()).bind("job", p.failingJob()).bind("bytes", p.logBytes())
+                .bind("lines", p.logLinesUsed()).bind("by", p.createdBy())
+                .bind("at", p.createdAt().toEpochMilli()).execute();
     }
 
     /** Plans, newest first (at most 100), of one project or of all. */

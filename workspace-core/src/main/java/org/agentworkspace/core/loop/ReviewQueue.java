@@ -11,8 +11,6 @@ import java.util.Optional;
 import java.util.Set;
 import java.util.function.Predicate;
 
-import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.ObjectMapper;
 
 import org.agentworkspace.api.WorkspaceException;
 import org.agentworkspace.api.vcs.RestoreResult;
@@ -23,9 +21,9 @@ import org.agentworkspace.api.vcs.Vcs;
 import org.agentworkspace.api.vcs.VcsFactory;
 import org.agentworkspace.api.vcs.WorkingTreeState;
 import org.agentworkspace.core.runs.RunInfo;
+import org.agentworkspace.core.runs.RunOwner;
 import org.agentworkspace.core.runs.RunObserver;
 import org.agentworkspace.core.store.Store;
-import org.agentworkspace.core.json.JsonMappers;
 import org.jdbi.v3.core.JdbiException;
 
 /**
@@ -42,7 +40,6 @@ public final class ReviewQueue implements RunObserver {
     static final Set<String> ROUTES = Set.of("automation", "task", "agent", CiRepairPlans.ROUTE);
     static final int MAX_NOTE = 2000;
     private static final int MAX_LIST = 200;
-    private static final ObjectMapper JSON = JsonMappers.shared();
     private static final String COLUMNS = "run_id, project_id, project_path, provider, route, task_id, user_id, "
             + "run_status, status, files_added, files_modified, files_deleted, before_ref, after_ref, note, "
             + "decided_by, decided_at, created_at, ended_at, before_commit, after_commit, record_changed";
@@ -66,20 +63,19 @@ public final class ReviewQueue implements RunObserver {
     // ------------------------------------------------------------------ recording
 
     @Override
-    public void starting(RunInfo run, Path workingDir) {
+    public void starting(RunInfo run, RunOwner owner, Path workingDir) {
         // a run waits while a restore or revert of its working tree is writing (the tree's lock), then records
         WorkTreeLocks.with(workingDir, () -> {
-            record(run, workingDir);
+            record(run, owner, workingDir);
             return null;
         });
     }
 
-    private void record(RunInfo run, Path workingDir) {
+    private void record(RunInfo run, RunOwner owner, Path workingDir) {
         if (git.isEmpty()) {
             return;
         }
-        JsonNode meta = metadata(run);
-        String route = text(meta, "route");
+        String route = owner.origin();
         if (route == null || !ROUTES.contains(route) || !git.get().isRepository(workingDir)) {
             return;
         }
@@ -92,14 +88,13 @@ public final class ReviewQueue implements RunObserver {
                     + e.getMessage());
             return;
         }
-        Long userId = meta.path("userId").isIntegralNumber() ? meta.path("userId").asLong() : null;
         try {
             store.write(h -> h.createUpdate("INSERT INTO agent_loop_reviews (run_id, project_id, project_path, "
                             + "provider, route, task_id, user_id, before_ref, before_commit, status, created_at) VALUES "
                             + "(:id, :p, :path, :prov, :route, :task, :user, :before, :commit, 'recording', :at)")
-                    .bind("id", run.id()).bind("p", text(meta, "projectId")).bind("path", WorkTreeLocks.real(workingDir).toString())
-                    .bind("prov", run.provider()).bind("route", route).bind("task", text(meta, "taskId"))
-                    .bind("user", userId).bind("before", before).bind("commit", recorded.commit())
+                    .bind("id", run.id()).bind("p", owner.project()).bind("path", WorkTreeLocks.real(workingDir).toString())
+                    .bind("prov", run.provider()).bind("route", route).bind("task", owner.taskId())
+                    .bind("user", owner.accountId()).bind("before", before).bind("commit", recorded.commit())
                     .bind("at", clock.millis()).execute());
         } catch (JdbiException e) {
             LOG.log(System.Logger.Level.WARNING, "could not store the review record of run " + run.id(), e);
@@ -393,18 +388,5 @@ public final class ReviewQueue implements RunObserver {
     private static Instant instant(ResultSet rs, int i) throws SQLException {
         long v = rs.getLong(i);
         return rs.wasNull() ? null : Instant.ofEpochMilli(v);
-    }
-
-    private static JsonNode metadata(RunInfo run) {
-        try {
-            return JSON.readTree(run.metadata());
-        } catch (java.io.IOException e) {
-            return JSON.createObjectNode();
-        }
-    }
-
-    private static String text(JsonNode n, String field) {
-        JsonNode v = n.path(field);
-        return v.isTextual() ? v.asText() : null;
     }
 }

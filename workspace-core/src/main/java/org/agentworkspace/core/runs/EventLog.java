@@ -358,8 +358,11 @@ final class EventLog implements AutoCloseable {
         }
     }
 
-    /** Writes the run row and its first entry ({@code queued}) in one transaction, outside the batch writer. */
-    void insertRun(RunInfo info, RunOwner owner, RunEntry first) {
+    /**
+     * Writes the run row, its first entry ({@code queued}) and {@code along}'s rows (null: none) in one
+     * transaction, outside the batch writer.
+     */
+    void insertRun(RunInfo info, RunOwner owner, RunEntry first, RunEngine.WithRun along) {
         store.write(h -> {
             h.createUpdate("INSERT INTO runs (id, provider, status, created_at, metadata, account_id, project, "
                             + "task_id, origin, session_id, outcome_known) VALUES (:id, :provider, :status, :created, "
@@ -374,6 +377,9 @@ final class EventLog implements AutoCloseable {
                     .bind("run", first.runId()).bind("seq", first.seq()).bind("kind", first.kind().wireName())
                     .bind("payload", first.payload()).bind("at", first.at().toEpochMilli())
                     .execute();
+            if (along != null) {
+                along.write(h, info.id());
+            }
             return null;
         });
     }

@@ -44,15 +44,6 @@ final class Json {
         }
     }
 
-    /** The integral {@code userId} field of a JSON object, or -1 (none, not a number, not JSON). */
-    long userId(String metadata) {
-        try {
-            JsonNode n = mapper.readTree(metadata);
-            return n != null && n.path("userId").isIntegralNumber() ? n.path("userId").asLong() : -1;
-        } catch (IOException e) {
-            return -1;
-        }
-    }
 
     /** True when {@code text} is exactly one JSON object (nothing before or after it). */
     boolean isObject(String text) {

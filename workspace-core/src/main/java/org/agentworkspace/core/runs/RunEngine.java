@@ -119,6 +119,23 @@ public final class RunEngine implements AutoCloseable {
      * @throws WorkspaceException.Unavailable the engine is closed
      */
     public RunHandle start(RunRequest request) {
+        return start(request, null);
+    }
+
+    /**
+     * Rows stored in the same transaction as a new run's row (given the new run's id): both are stored or neither,
+     * and a run whose rows could not be written is never queued.
+     */
+    @FunctionalInterface
+    public interface WithRun {
+        void write(org.jdbi.v3.core.Handle h, String runId);
+    }
+
+    /**
+     * As {@link #start(RunRequest)}, also writing {@code along} in the transaction that stores the run: when it
+     * throws, nothing of the run is stored or started and its exception is thrown from here.
+     */
+    public RunHandle start(RunRequest request, WithRun along) {
         Objects.requireNonNull(request, "request");
         if (!json.isObject(request.metadata())) {
             throw WorkspaceException.Validation.of("run metadata must be a JSON object");
@@ -145,10 +162,10 @@ public final class RunEngine implements AutoCloseable {
                     request.metadata());
             RunEntry first = new RunEntry(id, 1, EntryKind.STATUS,
                     json.object().put("status", RunStatus.QUEUED.wireName()).toString(), now);
-            RunOwner owner = request.owner() != null ? request.owner()
-                    : RunOwner.fromMetadata(json.tree(request.metadata()));
-            log.insertRun(info, owner, first);
-            ActiveRun run = new ActiveRun(id, request, 2, this::ended);
+            // the owner is what the request names, never read back from its free metadata
+            RunOwner owner = request.owner() != null ? request.owner() : RunOwner.NONE;
+            log.insertRun(info, owner, first, along);
+            ActiveRun run = new ActiveRun(id, request.withOwner(owner), 2, this::ended);
             active.put(id, run);
             run.committed(List.of(first), json);
             queue.add(run);
@@ -587,7 +604,7 @@ public final class RunEngine implements AutoCloseable {
         find(run.id).ifPresent(info -> {
             for (RunObserver o : observers) {
                 try {
-                    o.starting(info, workingDir);
+                    o.starting(info, run.request.owner(), workingDir);
                 } catch (RuntimeException e) {
                     LOG.log(System.Logger.Level.WARNING, "a run observer failed on the start of " + run.id, e);
                 }
@@ -611,15 +628,16 @@ public final class RunEngine implements AutoCloseable {
     }
 
     /**
-     * Cancels every queued or running run of this engine whose metadata names {@code "userId": userId} (the account
-     * that started it): called when that account is deleted.
+     * Cancels every queued or running run of this engine whose typed owner is account {@code userId} (the account
+     * that started it; {@link RunOwner#accountId()}): called when that account is deleted.
      *
      * @return how many runs are being cancelled
      */
     public int cancelOwnedBy(long userId) {
         int n = 0;
         for (ActiveRun r : new ArrayList<>(active.values())) {
-            if (json.userId(r.request.metadata()) == userId && cancel(r.id)) {
+            Long owner = r.request.owner().accountId();
+            if (owner != null && owner == userId && cancel(r.id)) {
                 n++;
             }
         }

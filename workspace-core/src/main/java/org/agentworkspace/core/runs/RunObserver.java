@@ -11,6 +11,14 @@ public interface RunObserver {
     default void starting(RunInfo run, java.nio.file.Path workingDir) {
     }
 
+    /**
+     * The run's process is about to start in {@code workingDir}; {@code owner} is its typed owner (the run row's
+     * columns). By default {@link #starting(RunInfo, java.nio.file.Path)}.
+     */
+    default void starting(RunInfo run, RunOwner owner, java.nio.file.Path workingDir) {
+        starting(run, workingDir);
+    }
+
     /** The run has ended; {@code run} carries its terminal status. */
     default void ended(RunInfo run) {
     }

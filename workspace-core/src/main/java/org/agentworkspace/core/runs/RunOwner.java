@@ -1,7 +1,5 @@
 package org.agentworkspace.core.runs;
 
-import com.fasterxml.jackson.databind.JsonNode;
-
 /**
  * Who a run belongs to and where it came from, stored as typed columns of the run row (migration V017) so that
  * visibility, the session↔run index and the filters of a listing are SQL, not a replay of JSON metadata.
@@ -18,25 +16,7 @@ public record RunOwner(Long accountId, String project, String taskId, String ori
     /** Nobody's run. */
     public static final RunOwner NONE = new RunOwner(null, null, null, null, null);
 
-    /**
-     * The owner the run's JSON metadata names (the fields the routes have always written: {@code userId},
-     * {@code projectId}, {@code taskId}, {@code route}, {@code resumeSessionId}); used when a request names no
-     * owner of its own, and by migration V017 for the runs stored before it.
-     */
-    public static RunOwner fromMetadata(JsonNode meta) {
-        if (meta == null || !meta.isObject()) {
-            return NONE;
-        }
-        return new RunOwner(meta.path("userId").isIntegralNumber() ? meta.path("userId").asLong() : null,
-                text(meta, "projectId"), text(meta, "taskId"), text(meta, "route"), text(meta, "resumeSessionId"));
-    }
-
     public RunOwner withSessionId(String id) {
         return new RunOwner(accountId, project, taskId, origin, id);
-    }
-
-    private static String text(JsonNode meta, String field) {
-        JsonNode n = meta.get(field);
-        return n != null && n.isTextual() ? n.asText() : null;
     }
 }

@@ -14,8 +14,7 @@ import java.util.regex.Pattern;
  * @param account  the account the run is charged to, for the per-account caps
  *                 ({@link RunSettings#maxQueuedPerAccount()}, {@link RunSettings#maxActivePerAccount()}); null: none
  * @param owner    the typed owner stored in the run row's columns (visibility, the session index, filters); null:
- *                 read from the metadata's {@code userId}, {@code projectId}, {@code taskId}, {@code route} and
- *                 {@code resumeSessionId} ({@link RunOwner#fromMetadata})
+ *                 nobody's run ({@link RunOwner#NONE}) — the metadata is never read for ownership
  */
 public record RunRequest(String provider, ProcessSpec process, LineParser parser, String metadata, String account,
                          RunOwner owner) {
@@ -31,7 +30,7 @@ public record RunRequest(String provider, ProcessSpec process, LineParser parser
         }
     }
 
-    /** A run whose owner is read from its metadata. */
+    /** A run of no owner ({@link RunOwner#NONE}), charged to {@code account}. */
     public RunRequest(String provider, ProcessSpec process, LineParser parser, String metadata, String account) {
         this(provider, process, parser, metadata, account, null);
     }

@@ -21,12 +21,10 @@ import org.jdbi.v3.core.ConnectionFactory;
  * after being idle for a while is dropped. At most {@code maxIdle} are kept; more are opened when needed (nothing
  * waits for a connection) and closed when handed back to a full pool.
  *
- * <p>Not (yet) HikariCP, which issue #19 names for PostgreSQL and which resolves here (com.zaxxer:HikariCP 7.1.0):
- * a fixed-size pool makes callers wait for a connection when all are out, where this store opens one more (the
- * index's writer, the full-text thread, the run log's writer and request threads hold connections at once), and
- * {@link Store#releaseMemory} closes idle SQLite connections to drop their page caches. Replacing it needs the
- * store's tests and the run-engine benchmark on PostgreSQL (docs/benchmarks.md "Run engine") with the pool's sizing:
- * not done in the round that split the history index.
+ * <p>SQLite only: PostgreSQL uses HikariCP (see {@link Store}). SQLite keeps this because nothing may wait for a
+ * connection here (the index's writer, the full-text thread, the run log's writer and request threads hold SQLite
+ * connections at once, and a fixed-size pool would make them queue behind each other for what is a file handle),
+ * and {@link Store#releaseMemory} closes idle SQLite connections to drop their page caches.
  */
 final class IdleConnections implements ConnectionFactory, AutoCloseable {
     private static final long VALIDATE_AFTER_NANOS = 30_000_000_000L;

@@ -26,6 +26,8 @@ import org.agentworkspace.api.WorkspaceException;
 import org.jdbi.v3.core.Handle;
 import org.jdbi.v3.core.Jdbi;
 import org.jdbi.v3.core.JdbiException;
+import com.zaxxer.hikari.HikariConfig;
+import com.zaxxer.hikari.HikariDataSource;
 import org.postgresql.ds.PGSimpleDataSource;
 import org.sqlite.SQLiteConfig;
 import org.sqlite.SQLiteDataSource;
@@ -35,8 +37,10 @@ import org.sqlite.SQLiteDataSource;
  * process) or PostgreSQL (chosen by a {@code jdbc:postgresql:} URL). Numbered migrations run on open, inside a
  * transaction, serialised across nodes on PostgreSQL by an advisory lock.
  *
- * <p>Reads run on their own auto-commit handle; writes run in one transaction each. Up to 4 connections are kept
- * open between handles ({@link IdleConnections}), so a warm read does not pay for opening one. On SQLite, writes from this
+ * <p>Reads run on their own auto-commit handle; writes run in one transaction each. Connections stay open between
+ * handles, so a warm read does not pay for opening one: on PostgreSQL in a HikariCP pool of at most
+ * {@value #PG_POOL_SIZE} (a caller waits up to {@link #PG_CONNECTION_TIMEOUT_MS} ms when all are out), on SQLite up
+ * to 4 in {@link IdleConnections}. On SQLite, writes from this
  * process queue on a lock (SQLite allows one writer) and the transaction begins IMMEDIATE, so readers never block
  * and writers never fail with SQLITE_BUSY.
  */
@@ -62,14 +66,38 @@ public final class Store implements AutoCloseable {
     private final Dialect dialect;
     private final String url;
     private final Jdbi jdbi;
+    /** PostgreSQL: the most connections the pool opens (request threads, the run log's writer, the index). */
+    static final int PG_POOL_SIZE = 16;
+    /** PostgreSQL: how long a caller waits for a connection when all {@link #PG_POOL_SIZE} are out. */
+    static final long PG_CONNECTION_TIMEOUT_MS = 30_000;
+
+    /** SQLite's kept connections, or null on PostgreSQL. */
     private final IdleConnections connections;
+    /** PostgreSQL's pool, or null on SQLite. */
+    private final HikariDataSource pool;
     private final ReentrantLock writeLock = new ReentrantLock();
 
     private Store(Dialect dialect, String url, DataSource dataSource) {
         this.dialect = dialect;
         this.url = url;
-        this.connections = new IdleConnections(dataSource, MAX_IDLE_CONNECTIONS);
-        this.jdbi = Jdbi.create(connections);
+        if (dialect == Dialect.POSTGRESQL) {
+            HikariConfig config = new HikariConfig();
+            config.setDataSource(dataSource);
+            config.setPoolName("aw-store");
+            config.setMaximumPoolSize(PG_POOL_SIZE);
+            config.setMinimumIdle(MAX_IDLE_CONNECTIONS);
+            config.setConnectionTimeout(PG_CONNECTION_TIMEOUT_MS);
+            // no connection is opened here: a PostgreSQL that does not answer fails the first use (the migration),
+            // which Store.open reports as STORE_UNAVAILABLE
+            config.setInitializationFailTimeout(-1);
+            this.pool = new HikariDataSource(config);
+            this.connections = null;
+            this.jdbi = Jdbi.create(pool);
+        } else {
+            this.pool = null;
+            this.connections = new IdleConnections(dataSource, MAX_IDLE_CONNECTIONS);
+            this.jdbi = Jdbi.create(connections);
+        }
     }
 
     /**
@@ -332,7 +360,11 @@ public final class Store implements AutoCloseable {
 
     @Override
     public void close() {
-        connections.close();
+        if (pool != null) {
+            pool.close();
+        } else {
+            connections.close();
+        }
     }
 
     /** Wraps Jdbi failures so callers outside the store see one exception type. */

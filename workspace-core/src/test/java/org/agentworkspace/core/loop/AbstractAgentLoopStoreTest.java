@@ -18,6 +18,7 @@ import org.agentworkspace.api.WorkspaceException;
 import org.agentworkspace.api.vcs.VcsFactory;
 import org.agentworkspace.core.files.VcsProviders;
 import org.agentworkspace.core.runs.RunInfo;
+import org.agentworkspace.core.runs.RunOwner;
 import org.agentworkspace.core.runs.RunStatus;
 import org.agentworkspace.core.store.Store;
 import org.agentworkspace.testkit.git.GitCli;
@@ -78,9 +79,14 @@ abstract class AbstractAgentLoopStoreTest {
     }
 
     private RunInfo run(String id, RunStatus status, String route, Path dir) {
-        String meta = JSON.createObjectNode().put("route", route).put("projectId", "p").put("userId", 7)
+        // the metadata names another account: the queue must take the owner from the typed columns, not from here
+        String meta = JSON.createObjectNode().put("route", route).put("projectId", "p").put("userId", 99)
                 .put("projectPath", dir.toString()).toString();
         return new RunInfo(id, "claude", status, Instant.now(), null, null, null, null, meta);
+    }
+
+    private static RunOwner owner(String route) {
+        return new RunOwner(7L, "p", null, route, null);
     }
 
     @Test
@@ -89,7 +95,7 @@ abstract class AbstractAgentLoopStoreTest {
         Path dir = cli.repo(tmp.resolve("repo"), "a.txt", "a\n");
         ReviewQueue q = new ReviewQueue(store, clock, Optional.of(git), d -> false);
 
-        q.starting(run("run_one", RunStatus.RUNNING, "automation", dir), dir);
+        q.starting(run("run_one", RunStatus.RUNNING, "automation", dir), owner("automation"), dir);
         Files.writeString(dir.resolve("a.txt"), "changed\n");
         Files.writeString(dir.resolve("b.txt"), "new\n");
         assertEquals("recording", q.find("run_one").orElseThrow().status());
@@ -104,17 +110,17 @@ abstract class AbstractAgentLoopStoreTest {
         assertEquals(7L, one.userId());
 
         // a run that changes nothing leaves no item and no refs
-        q.starting(run("run_two", RunStatus.RUNNING, "task", dir), dir);
+        q.starting(run("run_two", RunStatus.RUNNING, "task", dir), owner("task"), dir);
         q.ended(run("run_two", RunStatus.FAILED, "task", dir));
         assertEquals("unchanged", q.find("run_two").orElseThrow().status());
         assertEquals("", cli.out(dir, "for-each-ref", "refs/agent-workspace/runs/run_two"));
 
         // chat turns are not recorded
-        q.starting(run("run_ws", RunStatus.RUNNING, "ws", dir), dir);
+        q.starting(run("run_ws", RunStatus.RUNNING, "ws", dir), owner("ws"), dir);
         assertTrue(q.find("run_ws").isEmpty());
 
         // a run cut off by a restart is finished by recover()
-        q.starting(run("run_three", RunStatus.RUNNING, "agent", dir), dir);
+        q.starting(run("run_three", RunStatus.RUNNING, "agent", dir), owner("agent"), dir);
         Files.delete(dir.resolve("b.txt"));
         new ReviewQueue(store, clock, Optional.of(git), d -> false).recover();
         ReviewItem three = q.find("run_three").orElseThrow();
@@ -148,7 +154,7 @@ abstract class AbstractAgentLoopStoreTest {
         ReviewQueue q = new ReviewQueue(store, clock, Optional.of(git), d -> false);
 
         // deleting its before ref (and changing a file) does not drop the run from the queue
-        q.starting(run("run_hide", RunStatus.RUNNING, "automation", dir), dir);
+        q.starting(run("run_hide", RunStatus.RUNNING, "automation", dir), owner("automation"), dir);
         String recorded = q.find("run_hide").orElseThrow().beforeCommit();
         assertTrue(recorded.matches("[0-9a-f]{40}"), recorded);
         Files.writeString(dir.resolve("a.txt"), "evil\n");
@@ -165,7 +171,7 @@ abstract class AbstractAgentLoopStoreTest {
         q.decide("run_hide", false, "hid its record", "root", false, false);
 
         // moving the before ref to a tree that already holds the change: not "unchanged", and no revert from it
-        q.starting(run("run_move", RunStatus.RUNNING, "automation", dir), dir);
+        q.starting(run("run_move", RunStatus.RUNNING, "automation", dir), owner("automation"), dir);
         Files.writeString(dir.resolve("a.txt"), "evil again\n");
         cli.out(dir, "add", "-A");
         cli.out(dir, "commit", "-q", "-m", "looks harmless");
@@ -180,7 +186,7 @@ abstract class AbstractAgentLoopStoreTest {
                 () -> q.decide("run_move", false, null, "root", true, true)).code());
 
         // removing the repository itself keeps the item too
-        q.starting(run("run_gone", RunStatus.RUNNING, "automation", dir), dir);
+        q.starting(run("run_gone", RunStatus.RUNNING, "automation", dir), owner("automation"), dir);
         Path gitDir = dir.resolve(".git");
         Path aside = tmp.resolve("git-aside");
         Files.move(gitDir, aside);
@@ -196,7 +202,7 @@ abstract class AbstractAgentLoopStoreTest {
         GitCli cli = new GitCli(tmp.resolve("home"));
         Path dir = cli.repo(tmp.resolve("repo"), "a.txt", "a\n");
         ReviewQueue q = new ReviewQueue(store, clock, Optional.of(git), d -> false);
-        q.starting(run("run_twice", RunStatus.RUNNING, "automation", dir), dir);
+        q.starting(run("run_twice", RunStatus.RUNNING, "automation", dir), owner("automation"), dir);
         Files.writeString(dir.resolve("a.txt"), "changed\n");
         q.ended(run("run_twice", RunStatus.SUCCEEDED, "automation", dir));
         java.util.concurrent.ExecutorService pool = java.util.concurrent.Executors.newFixedThreadPool(2);
@@ -236,7 +242,7 @@ abstract class AbstractAgentLoopStoreTest {
             // the lock a restore holds while it writes
             starter[0] = Thread.ofPlatform().start(() -> {
                 calling.countDown();
-                q.starting(run("run_waits", RunStatus.RUNNING, "automation", dir), dir);
+                q.starting(run("run_waits", RunStatus.RUNNING, "automation", dir), owner("automation"), dir);
             });
             try {
                 calling.await();

@@ -312,12 +312,37 @@ abstract class AbstractRunStoreTest {
                 tail.lines().stream().map(RunEntry::kind).toList());
         assertEquals("{\"line\":\"a plain line\"}", tail.lines().get(1).payload());
 
-        // a run without an owner of its own takes it from the metadata the routes have always written
+        // a run without an owner of its own is nobody's: the free metadata is never read for ownership
         RunHandle legacy = engine.start(RunRequest.of("codex", fx.script("quiet", "true"), LineParser.none())
                 .withMetadata("{\"userId\":7,\"projectId\":\"api\",\"route\":\"automation\"}"));
         legacy.awaitCompletion(Duration.ofSeconds(20)).orElseThrow();
-        assertEquals(new RunOwner(7L, "api", null, "automation", null), engine.record(legacy.id()).orElseThrow().owner());
+        assertEquals(RunOwner.NONE, engine.record(legacy.id()).orElseThrow().owner());
         assertEquals(RunOutcome.EMPTY, engine.record(legacy.id()).orElseThrow().outcome());
+    }
+
+    @Test
+    void rowsWrittenAlongWithARunAreStoredWithItOrNeitherIs() throws Exception {
+        // the CI repair plan's shape: the plan row names the run, both in the transaction that stores the run
+        RunEngine.WithRun plan = (h, runId) -> h.createUpdate("INSERT INTO agent_loop_ci_plans (id, project_id, "
+                        + "run_id, agent_type, log_bytes, log_lines_used, created_at) VALUES ('plan_x', 'p', :run, "
+                        + "'codex', 1, 1, 1)").bind("run", runId).execute();
+        RunHandle first = engine.start(RunRequest.of("codex", fx.script("quiet", "true"), LineParser.none()), plan);
+        first.awaitCompletion(Duration.ofSeconds(20)).orElseThrow();
+        assertEquals(first.id(), store.read(h -> h.createQuery("SELECT run_id FROM agent_loop_ci_plans WHERE id = "
+                + "'plan_x'").mapTo(String.class).one()));
+
+        // the same plan id again: the plan row fails, so the run is neither stored, queued nor started
+        int before = store.read(h -> h.createQuery("SELECT COUNT(*) FROM runs").mapTo(Integer.class).one());
+        assertThrows(RuntimeException.class, () -> engine.start(
+                RunRequest.of("codex", fx.script("never", "touch " + tmp.resolve("ran")), LineParser.none()), plan));
+        assertEquals(before, (int) store.read(h -> h.createQuery("SELECT COUNT(*) FROM runs").mapTo(Integer.class).one()));
+        assertEquals(0, (int) store.read(h -> h.createQuery("SELECT COUNT(*) FROM run_events WHERE run_id NOT IN "
+                + "(SELECT id FROM runs)").mapTo(Integer.class).one()), "no event of a run that was not stored");
+        assertEquals(List.of(), engine.activeIds());
+        Thread.sleep(300);
+        assertFalse(java.nio.file.Files.exists(tmp.resolve("ran")), "the refused run's process never started");
+        assertEquals(1, (int) store.read(h -> h.createQuery("SELECT COUNT(*) FROM agent_loop_ci_plans").mapTo(Integer.class)
+                .one()));
     }
 
     @Test

@@ -28,11 +28,9 @@ import org.agentworkspace.api.Scope;
 import org.agentworkspace.api.WorkspaceException;
 import org.agentworkspace.api.provider.PermissionMode;
 import org.agentworkspace.core.agent.AgentErrorCodes;
-import org.agentworkspace.core.agent.AgentRunRequest;
 import org.agentworkspace.core.agent.AgentRunService;
-import org.agentworkspace.core.agent.AgentRuns;
 import org.agentworkspace.core.agent.PermissionRequests;
-import org.agentworkspace.core.runs.RunCursor;
+import org.agentworkspace.core.journal.JournalCursor;
 import org.agentworkspace.core.runs.RunEntry;
 import org.agentworkspace.core.runs.RunHandle;
 import org.agentworkspace.core.runs.RunInfo;
@@ -50,9 +48,9 @@ import org.agentworkspace.server.ws.SocketPump;
  * reconnects and subscribes with the last {@code seq} it saw gets every later entry exactly once, in order. See
  * docs/live-channels.md for the protocol.
  *
- * <p>Each subscription reads its run through its own {@link RunCursor} on a virtual thread; frames go to one sender
- * thread per socket through a bounded queue. A cursor never slows the run; a subscription whose socket does not drain
- * its queue within {@link ChatLimits#slowConsumerGrace()} cuts the socket (1013).
+ * <p>Each subscription reads its run through its own {@link JournalCursor} of the run's core journal on a virtual
+ * thread; frames go to one sender thread per socket through a bounded queue. A cursor never slows the run; a
+ * subscription whose socket does not drain its queue within {@link ChatLimits#slowConsumerGrace()} cuts the socket (1013).
  */
 public final class ChatEndpoint implements AutoCloseable {
     private static final System.Logger LOG = System.getLogger(ChatEndpoint.class.getName());
@@ -67,7 +65,7 @@ public final class ChatEndpoint implements AutoCloseable {
 
     private final WsGate gate;
     private final AgentRunService service;
-    private final AgentRuns runs;
+    private final AgentRunService runs;
     private final ChatLimits limits;
     private final ObjectMapper json;
     private final Sessions sessions;
@@ -78,7 +76,7 @@ public final class ChatEndpoint implements AutoCloseable {
     public ChatEndpoint(WsGate gate, AgentRunService service, ChatLimits limits, ObjectMapper json) {
         this.gate = gate;
         this.service = service;
-        this.runs = service.runs();
+        this.runs = service;
         this.limits = limits;
         this.json = json;
         this.sessions = new Sessions(service, json);
@@ -157,7 +155,7 @@ public final class ChatEndpoint implements AutoCloseable {
 
     /** Whether the principal may see (and act on) the run: its starter or an administrator. */
     boolean visible(Principal p, RunInfo info) {
-        return runs.engine().record(info.id()).filter(r -> AgentRunService.visible(p.user(), r)).isPresent();
+        return runs.record(info.id()).filter(r -> AgentRunService.visible(p.user(), r)).isPresent();
     }
 
     private final class Connection extends PumpedListener {
@@ -314,15 +312,14 @@ public final class ChatEndpoint implements AutoCloseable {
             RunHandle h = service.start(new AgentRunService.Start(principal.user().id(), "ws", provider, message, dir,
                     projectName, null, text(m, "model"), sessionId, mode, extra));
             sessions.watch(h.id(), sessionId);
-            RunInfo info = runs.engine().find(h.id()).orElseThrow();
+            RunInfo info = runs.info(h.id()).orElseThrow();
             follow(info, 0, sessionId, clientRequestId);
         }
 
         private void abort(JsonNode m) {
             requireWrite();
             RunInfo info = target(m);
-            runs.permissions().cancelAll(info.id());
-            runs.engine().cancel(info.id());
+            runs.abort(info.id());
         }
 
         private void permissionResponse(JsonNode m) {
@@ -335,7 +332,7 @@ public final class ChatEndpoint implements AutoCloseable {
             PermissionRequests.Pending p = runs.permissions().find(requestId).orElseThrow(() ->
                     new WorkspaceException.NotFound(AgentErrorCodes.PERMISSION_REQUEST_NOT_FOUND,
                             "no open permission request with this id (answered, expired, or its run ended)"));
-            RunInfo info = runs.engine().find(p.runId()).orElseThrow();
+            RunInfo info = runs.info(p.runId()).orElseThrow();
             if (!visible(principal, info)) {
                 throw new WorkspaceException.NotFound(AgentErrorCodes.PERMISSION_REQUEST_NOT_FOUND,
                         "no open permission request with this id (answered, expired, or its run ended)");
@@ -349,7 +346,7 @@ public final class ChatEndpoint implements AutoCloseable {
             String sessionId = text(m, "sessionId");
             Optional<RunInfo> info;
             if (runId != null) {
-                info = runs.engine().find(runId).filter(r -> visible(principal, r));
+                info = runs.info(runId).filter(r -> visible(principal, r));
                 if (info.isEmpty()) {
                     throw new WorkspaceException.NotFound(AgentErrorCodes.RUN_NOT_FOUND, "no such run");
                 }
@@ -391,7 +388,7 @@ public final class ChatEndpoint implements AutoCloseable {
                 old.stop();
             }
             sub.sessionId = sessions.sessionOf(info, afterSeq).orElse(sessionHint);
-            ObjectNode subscribed = object("subscribed", runs.engine().lastSeq(runId));
+            ObjectNode subscribed = object("subscribed", runs.lastSeq(runId));
             subscribed.put("runId", runId);
             subscribed.put("sessionId", sub.sessionId);
             subscribed.put("afterSeq", afterSeq);
@@ -445,7 +442,8 @@ public final class ChatEndpoint implements AutoCloseable {
             void pump() {
                 String provider = info.provider();
                 String resumed = runs.metadata(info).path("resumeSessionId").asText(null);
-                try (RunCursor cursor = runs.engine().follow(info.id(), afterSeq)) {
+                // the core journal of the run, the same reader the SSE follower uses
+                try (JournalCursor<RunEntry> cursor = runs.journal(info.id()).follow(afterSeq)) {
                     while (!stopped && !pump.closing()) {
                         Optional<RunEntry> next = cursor.poll(Duration.ofSeconds(15));
                         if (next.isEmpty()) {
@@ -514,7 +512,7 @@ public final class ChatEndpoint implements AutoCloseable {
             }
 
             private void complete(RunEntry e, RunStatus s, JsonNode payload) throws InterruptedException {
-                RunInfo ended = runs.engine().find(info.id()).orElse(info);
+                RunInfo ended = runs.info(info.id()).orElse(info);
                 ObjectNode f = object("complete", e.seq());
                 f.put("runId", info.id());
                 f.put("sessionId", sessionId);

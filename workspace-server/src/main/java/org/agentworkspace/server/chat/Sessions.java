@@ -10,7 +10,6 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 
 import org.agentworkspace.core.agent.AgentRunService;
-import org.agentworkspace.core.agent.AgentRuns;
 import org.agentworkspace.core.agent.RunSummary;
 import org.agentworkspace.core.runs.EntryKind;
 import org.agentworkspace.core.runs.RunCursor;
@@ -27,7 +26,7 @@ final class Sessions {
     private static final System.Logger LOG = System.getLogger(Sessions.class.getName());
     static final int SCAN_ENTRIES = 200;
     private final AgentRunService service;
-    private final AgentRuns runs;
+    private final AgentRunService runs;
     private final ObjectMapper json;
     private final Map<String, String> sessionOfRun = new ConcurrentHashMap<>();
     private final Map<String, String> latestRunOfSession = new ConcurrentHashMap<>();
@@ -35,7 +34,7 @@ final class Sessions {
 
     Sessions(AgentRunService service, ObjectMapper json) {
         this.service = service;
-        this.runs = service.runs();
+        this.runs = service;
         this.json = json;
     }
 
@@ -49,7 +48,7 @@ final class Sessions {
             latestRunOfSession.put(sessionId, runId);
         }
         Thread.ofVirtual().name("chat-session-" + runId).start(() -> {
-            try (RunCursor c = runs.engine().follow(runId, 0)) {
+            try (RunCursor c = runs.follow(runId, 0)) {
                 for (Optional<RunEntry> e = c.next(); e.isPresent(); e = c.next()) {
                     String id = sessionEvent(e.get());
                     if (id != null) {
@@ -71,8 +70,8 @@ final class Sessions {
     }
 
     private String newer(String a, String b) {
-        Optional<RunInfo> ia = runs.engine().find(a);
-        Optional<RunInfo> ib = runs.engine().find(b);
+        Optional<RunInfo> ia = runs.info(a);
+        Optional<RunInfo> ib = runs.info(b);
         if (ia.isEmpty()) {
             return b;
         }
@@ -89,7 +88,7 @@ final class Sessions {
             return stored;
         }
         String runId = latestRunOfSession.get(sessionId);
-        return runId == null ? Optional.empty() : runs.engine().find(runId);
+        return runId == null ? Optional.empty() : runs.info(runId);
     }
 
     /**
@@ -110,7 +109,7 @@ final class Sessions {
         if (upToSeq <= 0) {
             return Optional.empty();
         }
-        try (RunCursor c = runs.engine().follow(info.id(), 0)) {
+        try (RunCursor c = runs.follow(info.id(), 0)) {
             while (true) {
                 Optional<RunEntry> e = c.poll(Duration.ZERO);
                 if (e.isEmpty() || e.get().seq() > upToSeq) {

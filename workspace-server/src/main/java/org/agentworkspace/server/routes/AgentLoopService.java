@@ -17,11 +17,9 @@ import java.nio.file.Path;
 
 import org.agentworkspace.core.agent.AgentErrorCodes;
 import org.agentworkspace.core.agent.AgentRunService;
-import org.agentworkspace.core.agent.AgentRuns;
 import org.agentworkspace.core.agent.RunSummary;
 import org.agentworkspace.core.loop.AgentLoop;
 import org.agentworkspace.core.loop.CiRepairPlans;
-import org.agentworkspace.core.runs.RunHandle;
 import org.agentworkspace.core.runs.RunInfo;
 import org.agentworkspace.core.runs.RunStatus;
 import org.agentworkspace.core.loop.BackgroundJob;
@@ -49,13 +47,13 @@ public final class AgentLoopService extends ApiService {
 
     private final AgentLoop loop;
     private final AgentRunService service;
-    private final AgentRuns runs;
+    private final AgentRunService runs;
 
     public AgentLoopService(AgentLoop loop, AgentRunService service, Guard guard, RouteTable table) {
         super("production agent loop", guard, table);
         this.loop = loop;
         this.service = service;
-        this.runs = service.runs();
+        this.runs = service;
     }
 
     @Override
@@ -294,17 +292,11 @@ public final class AgentLoopService extends ApiService {
                 AgentErrorCodes.PROJECT_NOT_FOUND, "no such project"));
         CiRepairPlans plans = loop.ciRepairPlans();
         String id = plans.newId();
-        RunHandle handle = service.start(new AgentRunService.Start(call.principal().user().id(), CiRepairPlans.ROUTE,
-                agentType, prompt.text(), dir, project, null, model, null, null, Map.of("planId", id)));
-        CiRepairPlans.Plan p;
-        try {
-            p = plans.record(id, project, handle.id(), agentType, model, failingJob, prompt,
-                    call.principal().user().username());
-        } catch (RuntimeException e) {
-            // no plan without its run and no run without its plan: the run is stopped when the plan is not stored
-            runs.engine().cancel(handle.id());
-            throw e;
-        }
+        // the run and the plan are stored in one transaction: no plan without its run, no run without its plan
+        CiRepairPlans.Plan p = plans.start(service, new AgentRunService.Start(call.principal().user().id(),
+                        CiRepairPlans.ROUTE, agentType, prompt.text(), dir, project, null, model, null, null,
+                        Map.of("planId", id)), id, project, agentType, model, failingJob, prompt,
+                call.principal().user().username());
         call.send(Status.ACCEPTED_202, view(p, false));
     }
 
@@ -319,7 +311,7 @@ public final class AgentLoopService extends ApiService {
     }
 
     private Map<String, Object> view(CiRepairPlans.Plan p, boolean withText) {
-        Optional<RunInfo> run = runs.engine().find(p.runId());
+        Optional<RunInfo> run = runs.info(p.runId());
         Map<String, Object> m = new LinkedHashMap<>();
         m.put("id", p.id());
         m.put("projectId", p.projectId());

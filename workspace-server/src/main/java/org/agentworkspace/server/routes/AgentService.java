@@ -22,7 +22,6 @@ import org.agentworkspace.api.Scope;
 import org.agentworkspace.api.WorkspaceException;
 import org.agentworkspace.core.agent.AgentErrorCodes;
 import org.agentworkspace.core.agent.AgentRunService;
-import org.agentworkspace.core.agent.AgentRuns;
 import org.agentworkspace.core.agent.Repositories;
 import org.agentworkspace.core.agent.RunSummary;
 import org.agentworkspace.core.index.HistoryErrorCodes;
@@ -52,7 +51,7 @@ public final class AgentService extends ApiService {
     private static final Duration BUFFERED_WAIT = Duration.ofHours(3);
 
     private final AgentRunService service;
-    private final AgentRuns runs;
+    private final AgentRunService runs;
     private final Repositories repos;
     private final ObjectMapper mapper = JsonMappers.shared();
     private final RunStreams streams;
@@ -66,7 +65,7 @@ public final class AgentService extends ApiService {
                         ServerConfig config, ProjectRegistry projects, Guard guard, RouteTable table) {
         super("agent", guard, table);
         this.service = service;
-        AgentRuns runs = service.runs();
+        AgentRunService runs = service;
         this.runs = runs;
         this.repos = repos;
         this.storedToken = storedToken;
@@ -111,7 +110,7 @@ public final class AgentService extends ApiService {
         boolean createPr = bool(body, "createPR", false);
         boolean createBranch = branch.isPresent() || createPr || bool(body, "createBranch", false);
         String session = Call.optionalString(body, "sessionId").filter(s -> !s.isBlank()).orElse(null);
-        if (session != null && !runs.provider(provider).supportsResume()) {
+        if (session != null && !runs.supportsResume(provider)) {
             throw WorkspaceException.Validation.of(provider + " has no sessions to resume");
         }
         String model = Call.optionalString(body, "model").filter(s -> !s.isBlank()).orElse(null);

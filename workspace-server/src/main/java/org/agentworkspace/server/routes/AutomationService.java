@@ -21,7 +21,6 @@ import io.helidon.http.Status;
 import org.agentworkspace.api.Scope;
 import org.agentworkspace.api.WorkspaceException;
 import org.agentworkspace.core.agent.AgentRunService;
-import org.agentworkspace.core.agent.AgentRuns;
 import org.agentworkspace.core.agent.RunSummary;
 import org.agentworkspace.core.agent.RunWorktrees;
 import org.agentworkspace.core.journal.EventJournal;
@@ -58,7 +57,7 @@ public final class AutomationService extends ApiService {
     static final String NEXT_CURSOR = "X-Next-Cursor";
 
     private final AgentRunService service;
-    private final AgentRuns runs;
+    private final AgentRunService runs;
     private final ObjectMapper mapper = JsonMappers.shared();
     private final RunStreams streams;
     private final RunCallers callers;
@@ -67,7 +66,7 @@ public final class AutomationService extends ApiService {
                              RouteTable table) {
         super("automation", guard, table);
         this.service = service;
-        AgentRuns runs = service.runs();
+        AgentRunService runs = service;
         this.runs = runs;
         this.streams = new RunStreams(mapper, runs);
         this.callers = new RunCallers(runs, config, projects);
@@ -224,7 +223,7 @@ public final class AutomationService extends ApiService {
      */
     private void events(Call call) throws InterruptedException {
         RunInfo info = owned(call);
-        EventJournal<RunEntry> journal = runs.engine().journal(info.id());
+        EventJournal<RunEntry> journal = runs.journal(info.id());
         long fromHeader = LastEventId.resumeAfter(JournalStream.lastEventId(call), journal.newest(), -1);
         long after = fromHeader >= 0 ? fromHeader : afterSeq(call);
         StreamLimiter.Slot slot = follower().slot(call.principal());
@@ -254,7 +253,7 @@ public final class AutomationService extends ApiService {
                 }
                 o.emit(entry.seq(), "status", s);
                 if (status.terminal()) {
-                    RunInfo done = runs.engine().find(entry.runId()).orElseThrow();
+                    RunInfo done = runs.info(entry.runId()).orElseThrow();
                     o.emit(entry.seq(), "done", view(done, runs.summary(done)));
                 }
             }

@@ -8,8 +8,8 @@ import java.nio.file.Path;
 import io.helidon.http.HeaderNames;
 
 import org.agentworkspace.api.WorkspaceException;
+import org.agentworkspace.core.agent.AgentRunService;
 import org.agentworkspace.core.agent.AgentErrorCodes;
-import org.agentworkspace.core.agent.AgentRuns;
 import org.agentworkspace.core.projects.ProjectRegistry;
 import org.agentworkspace.server.ServerConfig;
 import org.agentworkspace.server.http.Call;
@@ -22,11 +22,11 @@ import org.agentworkspace.server.http.Call;
  * "Project roots").
  */
 final class RunCallers {
-    private final AgentRuns runs;
+    private final AgentRunService runs;
     private final ServerConfig config;
     private final ProjectRegistry projects;
 
-    RunCallers(AgentRuns runs, ServerConfig config, ProjectRegistry projects) {
+    RunCallers(AgentRunService runs, ServerConfig config, ProjectRegistry projects) {
         this.runs = runs;
         this.config = config;
         this.projects = projects;

@@ -8,7 +8,7 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 
 import io.helidon.webserver.http.ServerResponse;
 
-import org.agentworkspace.core.agent.AgentRuns;
+import org.agentworkspace.core.agent.AgentRunService;
 import org.agentworkspace.core.runs.EntryKind;
 import org.agentworkspace.core.runs.RunEntry;
 import org.agentworkspace.core.runs.RunStatus;
@@ -23,9 +23,9 @@ import org.agentworkspace.server.http.JournalStream;
  */
 final class RunStreams {
     private final ObjectMapper mapper;
-    private final AgentRuns runs;
+    private final AgentRunService runs;
 
-    RunStreams(ObjectMapper mapper, AgentRuns runs) {
+    RunStreams(ObjectMapper mapper, AgentRunService runs) {
         this.mapper = mapper;
         this.runs = runs;
     }

@@ -19,7 +19,6 @@ import org.agentworkspace.api.Scope;
 import org.agentworkspace.api.WorkspaceException;
 import org.agentworkspace.core.agent.AgentErrorCodes;
 import org.agentworkspace.core.agent.AgentRunService;
-import org.agentworkspace.core.agent.AgentRuns;
 import org.agentworkspace.core.agent.RunSummary;
 import org.agentworkspace.core.projects.ProjectRegistry;
 import org.agentworkspace.core.providers.ProviderManagement;
@@ -63,7 +62,7 @@ public final class TasksService extends ApiService {
 
     private final Tasks tasks;
     private final AgentRunService service;
-    private final AgentRuns runs;
+    private final AgentRunService runs;
     private final ProjectRegistry projects;
     private final ProviderManagement providers;
     private final AutomationService automation;
@@ -74,7 +73,7 @@ public final class TasksService extends ApiService {
         super("tasks", guard, table);
         this.tasks = tasks;
         this.service = service;
-        this.runs = service.runs();
+        this.runs = service;
         this.projects = projects;
         this.providers = providers;
         this.automation = automation;
@@ -146,7 +145,7 @@ public final class TasksService extends ApiService {
         ArrayNode logs = v.putArray("recentLogs");
         boolean first = true;
         for (String runId : tasks.recentRunIds(t.id(), RECENT_RUNS)) {
-            Optional<RunRecord> info = runs.engine().record(runId);
+            Optional<RunRecord> info = runs.record(runId);
             if (info.isEmpty()) {
                 continue;
             }
@@ -203,7 +202,7 @@ public final class TasksService extends ApiService {
     }
 
     private void status(Call call) {
-        RunStats stats = runs.engine().stats();
+        RunStats stats = runs.stats();
         Map<TaskStatus, Integer> counts = tasks.counts();
         ObjectNode s = mapper.createObjectNode();
         s.put("success", true);
@@ -216,7 +215,7 @@ public final class TasksService extends ApiService {
         }
         s.put("activeRuns", stats.running());
         s.put("queuedRuns", stats.queued());
-        s.put("maxConcurrentRuns", runs.engine().settings().globalLimit());
+        s.put("maxConcurrentRuns", runs.maxConcurrentRuns());
         ObjectNode t = s.putObject("tasks");
         t.put("total", counts.values().stream().mapToInt(Integer::intValue).sum());
         t.put("scheduled", counts.get(TaskStatus.SCHEDULED));
