@@ -243,7 +243,8 @@ final class ReferenceServer implements AutoCloseable {
                     yield only(method, "PATCH", () -> toggleKey(exchange, id));
                 }
                 if (path.startsWith("/api/automation/runs/")) {
-                    scoped(exchange, path.endsWith("/cancel") ? "tasks:write" : "tasks:read");
+                    scoped(exchange, path.endsWith("/cancel") || path.endsWith("/merge") || path.endsWith("/discard")
+                            ? "tasks:write" : "tasks:read");
                     throw new Failure(404, "RUN_NOT_FOUND", "no such run");
                 }
                 if (user.matches()) {
@@ -472,8 +473,23 @@ final class ReferenceServer implements AutoCloseable {
     private Reply automationRun(HttpExchange exchange) throws IOException {
         scoped(exchange, "tasks:write");
         JsonNode body = body(exchange);
+        java.util.Set<String> known = java.util.Set.of("prompt", "agentType", "projectId", "projectPath", "model",
+                "timeoutMs", "isolation", "keepWorktree");
+        for (java.util.Iterator<String> names = body.fieldNames(); names.hasNext(); ) {
+            String name = names.next();
+            if (!known.contains(name)) {
+                throw new Failure(400, "VALIDATION_FAILED", "unknown field " + name);
+            }
+        }
         if (!body.path("prompt").isTextual()) {
             throw new Failure(400, "VALIDATION_FAILED", "prompt is required");
+        }
+        String isolation = body.path("isolation").asText("host");
+        if (isolation.equals("docker")) {
+            throw new Failure(400, "ISOLATION_UNAVAILABLE", "no container image is configured");
+        }
+        if (!isolation.equals("host") && !isolation.equals("worktree")) {
+            throw new Failure(400, "VALIDATION_FAILED", "isolation must be host, worktree or docker");
         }
         Matcher marker = Pattern.compile("^\\[agent:([^\\]]+)\\]").matcher(body.path("prompt").asText());
         String agent = body.path("agentType").asText(marker.find() ? marker.group(1) : "claude");
