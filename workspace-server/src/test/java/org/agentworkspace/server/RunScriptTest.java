@@ -146,7 +146,7 @@ class RunScriptTest {
         List<String> lines = Files.readAllLines(log);
         assertEquals(3, lines.size(), lines.toString());
         assertTrue(lines.get(0).startsWith("java "), lines.toString());
-        assertEquals("mvnw -q -B -DskipTests -pl workspace-server -am install", lines.get(1));
+        assertEquals("mvnw -q -B -DskipTests -pl workspace-server -am package", lines.get(1));
         assertTrue(lines.get(2).startsWith("java "), lines.toString());
     }
 
