@@ -249,6 +249,8 @@ try {
   await axe(pp, 'phone editor');
   await panelButton(pp, 'Git').click();
   await git(pp).getByRole('list', { name: 'Modified' }).getByRole('button', { name: 'src/phone.txt', exact: true }).click();
+  // the diff is fetched after the click: wait for its table to hold the line, then read it
+  await git(pp).getByRole('table', { name: 'Changes in src/phone.txt' }).getByText('typed on a phone').first().waitFor();
   check((await git(pp).getByRole('table', { name: 'Changes in src/phone.txt' }).innerText()).includes('+typed on a phone'), 'the phone diff shows the line');
   await git(pp).getByRole('button', { name: 'Stage src/phone.txt' }).click();
   await git(pp).getByRole('list', { name: 'Staged' }).waitFor();
