@@ -267,8 +267,9 @@ public final class AgentRunService {
     public RunInfo cancel(User viewer, String runId, Duration wait) throws InterruptedException {
         RunInfo info = find(viewer, runId).info();
         if (!info.status().terminal()) {
-            runs.permissions().cancelAll(info.id());
-            runs.engine().cancel(info.id());
+            // marked cancelled first, so a CLI that ends as soon as its request is denied still ends cancelled
+            String id = info.id();
+            runs.engine().cancel(id, () -> runs.permissions().cancelAll(id));
             runs.engine().awaitCompletion(info.id(), wait);
             info = runs.engine().find(info.id()).orElseThrow(AgentRunService::notFound);
         }
@@ -374,8 +375,7 @@ public final class AgentRunService {
 
     /** Ends a run now, without waiting: its pending permission requests are cancelled, then the run. */
     public void abort(String runId) {
-        runs.permissions().cancelAll(runId);
-        runs.engine().cancel(runId);
+        runs.engine().cancel(runId, () -> runs.permissions().cancelAll(runId));
     }
 
     /** The permission requests of interactive runs (answered over {@code /ws}). */

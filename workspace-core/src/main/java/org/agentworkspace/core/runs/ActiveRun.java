@@ -292,9 +292,17 @@ final class ActiveRun {
 
     /** Asks the run to end early; the first request wins. True when this request was the first. */
     boolean requestStop(Stop s) {
-        boolean first = stop.compareAndSet(null, s);
+        boolean first = markStop(s);
         wake();
         return first;
+    }
+
+    /**
+     * Records how the run is to end without waking its supervisor yet (the caller wakes it); the first request wins.
+     * A process that exits on its own after this still ends the run with this status.
+     */
+    boolean markStop(Stop s) {
+        return stop.compareAndSet(null, s);
     }
 
     Stop stopRequested() {

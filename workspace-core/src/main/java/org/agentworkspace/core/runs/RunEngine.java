@@ -240,6 +240,16 @@ public final class RunEngine implements AutoCloseable {
      * @throws WorkspaceException.NotFound no such run
      */
     public boolean cancel(String runId) {
+        return cancel(runId, () -> { });
+    }
+
+    /**
+     * Cancels a run as {@link #cancel(String)} does, running {@code beforeKill} once the run is marked cancelled but
+     * before its process is told to stop: what {@code beforeKill} makes the CLI do (deny a pending permission, which
+     * a CLI may answer by finishing at once) is still logged, and however the process then ends, the run ends
+     * {@code cancelled} (not {@code succeeded} because the CLI exited on its own first).
+     */
+    public boolean cancel(String runId, Runnable beforeKill) {
         ActiveRun run = active.get(runId);
         if (run == null) {
             requireExists(runId);
@@ -255,7 +265,16 @@ public final class RunEngine implements AutoCloseable {
         } finally {
             schedule.unlock();
         }
-        return !run.sealed() && run.requestStop(new ActiveRun.Stop(RunStatus.CANCELLED, "cancelled"));
+        if (run.sealed()) {
+            return false;
+        }
+        boolean first = run.markStop(new ActiveRun.Stop(RunStatus.CANCELLED, "cancelled"));
+        try {
+            beforeKill.run();
+        } finally {
+            run.wake();
+        }
+        return first;
     }
 
     private void endQueued(ActiveRun run, RunStatus status, String reason) {

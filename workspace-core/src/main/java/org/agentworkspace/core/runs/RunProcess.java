@@ -139,6 +139,11 @@ final class RunProcess implements Runnable {
         // leftovers of a process that exited on its own are killed at once.
         int left = engine.tree().kill(tree, ending != null ? settings.killGrace() : Duration.ZERO, KILL_DEADLINE);
         int exit = waitForExit(p);
+        if (ending == null) {
+            // a stop asked for while the process was exiting on its own still decides how the run ends: a cancel
+            // whose permission denial made the CLI finish is a cancelled run, not a succeeded one
+            ending = run.stopRequested();
+        }
         run.closeInput();
         join(out);
         join(err);

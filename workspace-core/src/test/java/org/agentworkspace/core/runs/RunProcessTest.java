@@ -322,6 +322,40 @@ class RunProcessTest {
     }
 
     @Test
+    void aCancelWhoseDenialMakesTheCliFinishStillEndsCancelledWithTheDenialLogged() throws Exception {
+        RunEngine engine = engine(base());
+        // a CLI that waits for the answer to its request, then finishes successfully at once (as claude may when a
+        // tool is denied): the cancel's denial reaches it before the process is told to stop
+        Path cli = tmp.resolve("asks.sh");
+        Files.writeString(cli, "echo '{\"asks\":1}'\nread -r answer\necho '{\"done\":1}'\nexit 0\n");
+        RunHandle h = engine.start(RunRequest.of("claude",
+                ProcessSpec.of(List.of("sh", cli.toString()), fx.env(), fx.project).interactive(""),
+                LineParser.none()));
+        awaitNatives(engine, h.id(), 1);
+        long[] noted = new long[1];
+        assertTrue(engine.cancel(h.id(), () -> {
+            noted[0] = engine.note(h.id(), "{\"kind\":\"permission-response\",\"data\":{\"reason\":\"cancelled\"}}");
+            assertTrue(engine.write(h.id(), "deny\n"));
+            try {
+                // the CLI has finished on its own before the cancel goes on: the engine must not call it a success
+                awaitNatives(engine, h.id(), 2);
+                Thread.sleep(300);
+            } catch (InterruptedException e) {
+                throw new IllegalStateException(e);
+            }
+        }));
+        RunInfo done = h.awaitCompletion(Duration.ofSeconds(20)).orElseThrow();
+        assertEquals(RunStatus.CANCELLED, done.status(), done.toString());
+        assertEquals("cancelled", done.reason());
+        List<RunEntry> log = RunFixtures.all(engine, h.id());
+        assertTrue(noted[0] > 0 && log.stream().anyMatch(e -> e.seq() == noted[0] && e.payload().contains("cancelled")),
+                "the denial is in the log: " + log);
+        assertFalse(engine.cancel(h.id(), () -> {
+            throw new AssertionError("an ended run runs nothing before a kill");
+        }), "an ended run is not cancelled again");
+    }
+
+    @Test
     void interactiveStdinStaysOpenTakesLinesOnDemandAndNotesShareTheNumbering() throws Exception {
         RunEngine engine = engine(base().withTimeouts(Duration.ofSeconds(10), Duration.ofSeconds(20)));
         // `cat` echoes each line it reads and ends only at EOF: stdin must stay open until closeInput
