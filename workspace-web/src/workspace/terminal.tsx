@@ -7,27 +7,54 @@ import { FitAddon } from '@xterm/addon-fit';
 import '@xterm/xterm/css/xterm.css';
 import { installCspStyleShim } from './cspstyle';
 import { ShellConnection, type ShellState } from './shell';
+import { loadTerminals, saveTerminals } from './termstore';
 
 installCspStyleShim();
 
-interface Tab { id: number; title: string }
+interface Tab { id: number; title: string; resume?: string }
 let nextId = 1;
 
+function newTab(): Tab {
+  return { id: nextId, title: `Terminal ${nextId++}` };
+}
+
 export default function TerminalPanel({ project, visible }: { project: string; visible: boolean }) {
-  const [tabs, setTabs] = useState<Tab[]>(() => [{ id: nextId, title: `Terminal ${nextId++}` }]);
+  // after a reload, the terminals this browser tab had open in the project reattach (termstore.ts)
+  const [tabs, setTabs] = useState<Tab[]>(() => {
+    const stored = loadTerminals(project);
+    if (!stored.length) return [newTab()];
+    return stored.map((t) => {
+      const n = Number(/^Terminal (\d+)$/.exec(t.title)?.[1] ?? 0);
+      if (n >= nextId) nextId = n + 1;
+      return { id: nextId++, title: t.title, resume: t.sessionId };
+    });
+  });
   const [active, setActive] = useState(tabs[0]?.id ?? 0);
+  // each tab's terminal id on the server, once known; written to sessionStorage in tab order
+  const ids = useRef(new Map<number, string>(tabs.filter((t) => t.resume).map((t) => [t.id, t.resume!])));
+  const tabsRef = useRef(tabs);
+  tabsRef.current = tabs;
+  const persist = () => saveTerminals(project, tabsRef.current
+    .filter((t) => ids.current.has(t.id)).map((t) => ({ title: t.title, sessionId: ids.current.get(t.id)! })));
+  useEffect(persist, [tabs]);
 
   function add() {
-    const t = { id: nextId, title: `Terminal ${nextId++}` };
+    const t = newTab();
     setTabs((x) => [...x, t]);
     setActive(t.id);
   }
   function closeTab(id: number) {
+    ids.current.delete(id);
     setTabs((x) => {
       const rest = x.filter((t) => t.id !== id);
       if (active === id && rest.length) setActive(rest[rest.length - 1].id);
       return rest;
     });
+  }
+  function sessionOf(id: number, sessionId: string | null) {
+    if (sessionId) ids.current.set(id, sessionId);
+    else ids.current.delete(id);
+    persist();
   }
 
   return (
@@ -42,7 +69,8 @@ export default function TerminalPanel({ project, visible }: { project: string; v
       </div>
       {tabs.length === 0 && <p class="pad muted">No terminal open. <button onClick={add}>Open a terminal</button></p>}
       {tabs.map((t) => (
-        <TermView key={t.id} project={project} title={t.title} shown={visible && t.id === active} onClosed={() => closeTab(t.id)} />
+        <TermView key={t.id} project={project} title={t.title} resume={t.resume} shown={visible && t.id === active}
+          onSession={(sid) => sessionOf(t.id, sid)} onClosed={() => closeTab(t.id)} />
       ))}
     </div>
   );
@@ -52,7 +80,9 @@ const KEYS: [string, string, string][] = [
   ['Esc', '\x1b', ''], ['Tab', '\t', ''], ['←', '\x1b[D', 'Left'], ['↑', '\x1b[A', 'Up'], ['↓', '\x1b[B', 'Down'], ['→', '\x1b[C', 'Right'], ['|', '|', 'Pipe'],
 ];
 
-function TermView({ project, title, shown, onClosed }: { project: string; title: string; shown: boolean; onClosed: () => void }) {
+function TermView({ project, title, resume, shown, onSession, onClosed }: {
+  project: string; title: string; resume?: string; shown: boolean; onSession: (sessionId: string | null) => void; onClosed: () => void;
+}) {
   const host = useRef<HTMLDivElement>(null);
   const conn = useRef<ShellConnection | null>(null);
   const term = useRef<Terminal | null>(null);
@@ -71,8 +101,13 @@ function TermView({ project, title, shown, onClosed }: { project: string; title:
     const size = () => ({ cols: t.cols, rows: t.rows });
     const c = new ShellConnection(project, size, {
       output: (d) => t.write(d),
-      state: (s, detail) => setState({ s, detail }),
-    });
+      state: (s, detail) => {
+        setState({ s, detail });
+        // kept for a reload while the terminal can be reattached; forgotten once it ended or is gone
+        if (s === 'open') onSession(c.sessionId);
+        else if (s === 'exited' || (s === 'failed' && !c.sessionId)) onSession(null);
+      },
+    }, resume);
     conn.current = c;
     t.onData((d) => {
       if (ctrl.current && d.length === 1) {
