@@ -8,6 +8,10 @@ import '@xterm/xterm/css/xterm.css';
 import { installCspStyleShim } from './cspstyle';
 import { ShellConnection, type ShellState } from './shell';
 import { loadTerminals, saveTerminals } from './termstore';
+import { appearance, onAppearance, TEXT_PX, type Appearance } from '../appearance';
+
+/** The terminal's font size for the chosen text size (13 px at the normal 15 px). */
+const termFontSize = (a: Appearance) => Math.round((13 * TEXT_PX[a.textSize]) / 15);
 
 installCspStyleShim();
 
@@ -92,7 +96,7 @@ function TermView({ project, title, resume, shown, onSession, onClosed }: {
   const [state, setState] = useState<{ s: ShellState; detail?: string }>({ s: 'connecting' });
 
   useEffect(() => {
-    const t = new Terminal({ cursorBlink: true, fontSize: 13, scrollback: 5000, fontFamily: 'ui-monospace, Menlo, Consolas, monospace', theme: { background: '#111111' } });
+    const t = new Terminal({ cursorBlink: true, fontSize: termFontSize(appearance()), scrollback: 5000, fontFamily: 'ui-monospace, Menlo, Consolas, monospace', theme: { background: '#111111' } });
     const f = new FitAddon();
     t.loadAddon(f);
     t.open(host.current!);
@@ -140,6 +144,10 @@ function TermView({ project, title, resume, shown, onSession, onClosed }: {
         }
       }
     };
+    const offAppearance = onAppearance((a) => {
+      t.options.fontSize = termFontSize(a);
+      refit();
+    });
     const ro = new ResizeObserver(refit);
     ro.observe(host.current!);
     refit();
@@ -150,6 +158,7 @@ function TermView({ project, title, resume, shown, onSession, onClosed }: {
     document.addEventListener('visibilitychange', wake);
     window.addEventListener('online', wake);
     return () => {
+      offAppearance();
       ro.disconnect();
       document.removeEventListener('visibilitychange', wake);
       window.removeEventListener('online', wake);
