@@ -324,6 +324,12 @@ try {
   await ppage.getByRole('row', { name: /e2e script/ }).waitFor();
   await noSideways(ppage, 'API keys');
   await shot(ppage, 'phone-04-api-keys');
+  await ppage.goto(base + '/settings/appearance');
+  await ppage.getByRole('radiogroup', { name: 'Theme' }).getByLabel('Dark').check();
+  check(await ppage.evaluate(() => getComputedStyle(document.body).backgroundColor) === 'rgb(22, 24, 29)', 'dark on the phone');
+  await noSideways(ppage, 'appearance');
+  await shot(ppage, 'phone-05-appearance-dark');
+  await axe(ppage, 'phone appearance');
   await phone.close();
 
   check(problems.length === 0, `no CSP violation or page error: ${problems.join(' | ')}`);

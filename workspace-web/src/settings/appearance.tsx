@@ -41,7 +41,7 @@ export default function AppearancePage() {
         hint="The size of the text everywhere, the terminal's included." />
       <Choice name="density" legend="Density" values={DENSITIES} value={a.density}
         hint="Compact fits more lines on the screen with smaller buttons and spacing." />
-      <div class="panel appearance-sample" aria-label="Sample">
+      <div class="panel appearance-sample" role="group" aria-label="Sample">
         <p>A sample: the text of a message, <code>some code</code>, and <span class="muted">a quieter line</span>.</p>
         <div class="row"><button class="primary" type="button">A button</button><button type="button">Another</button></div>
       </div>
