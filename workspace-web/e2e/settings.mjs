@@ -159,8 +159,10 @@ try {
   const row = page.getByRole('row', { name: /e2e script/ });
   check(!(await row.innerText()).includes('never'), 'last used is shown');
   check((await row.innerText()).includes('read only: projects:read, tasks:read'), 'the scopes are summarised');
+  // waited for from before the click: the list's reload can answer before uncheck() returns
+  const relisted = page.waitForResponse((res) => res.url().includes('/api/settings/api-keys') && res.request().method() === 'GET');
   await page.getByRole('checkbox', { name: 'e2e script active' }).uncheck();
-  await page.waitForResponse((res) => res.url().includes('/api/settings/api-keys') && res.request().method() === 'GET');
+  await relisted;
   r = await http('GET', '/api/projects', secret);
   check(r.status === 401, `a deactivated key is refused (${r.status})`);
 
