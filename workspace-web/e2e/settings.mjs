@@ -159,8 +159,10 @@ try {
   const row = page.getByRole('row', { name: /e2e script/ });
   check(!(await row.innerText()).includes('never'), 'last used is shown');
   check((await row.innerText()).includes('read only: projects:read, tasks:read'), 'the scopes are summarised');
+  // waited for from before the click: the list's reload can answer before uncheck() returns
+  const relisted = page.waitForResponse((res) => res.url().includes('/api/settings/api-keys') && res.request().method() === 'GET');
   await page.getByRole('checkbox', { name: 'e2e script active' }).uncheck();
-  await page.waitForResponse((res) => res.url().includes('/api/settings/api-keys') && res.request().method() === 'GET');
+  await relisted;
   r = await http('GET', '/api/projects', secret);
   check(r.status === 401, `a deactivated key is refused (${r.status})`);
 
@@ -252,6 +254,50 @@ try {
   await settingsTab(page, 'System');
   await page.getByText(/^Version /).waitFor();
   await axe(page, 'system');
+
+  log('appearance: theme, text size and density apply at once, are kept by this browser, and follow the system');
+  await settingsTab(page, 'Appearance');
+  const themeGroup = page.getByRole('radiogroup', { name: 'Theme' });
+  await themeGroup.waitFor();
+  const look = () => page.evaluate(() => {
+    const cs = getComputedStyle(document.body);
+    const b = document.querySelector('.appearance-sample button');
+    return { bg: cs.backgroundColor, root: getComputedStyle(document.documentElement).fontSize,
+      p: getComputedStyle(document.querySelector('.appearance-sample p')).fontSize,
+      button: b ? getComputedStyle(b).minHeight : '', theme: document.documentElement.dataset.theme ?? 'system' };
+  });
+  const plain = await look();
+  check(plain.bg === 'rgb(247, 247, 248)' && plain.root === '15px' && plain.button === '36px', `the defaults: light, 15 px, comfortable (${JSON.stringify(plain)})`);
+  await shot(page, 'desktop-12-appearance-default');
+  await page.evaluate(() => { window.__awSamePage = true; });
+  await themeGroup.getByLabel('Dark').check();
+  await page.getByRole('radiogroup', { name: 'Text size' }).getByLabel('Large').check();
+  await page.getByRole('radiogroup', { name: 'Density' }).getByLabel('Compact').check();
+  const dark = await look();
+  check(dark.bg === 'rgb(22, 24, 29)' && dark.theme === 'dark', `dark at once (${JSON.stringify(dark)})`);
+  check(dark.root === '17px' && parseFloat(dark.p) > parseFloat(plain.p), `larger text at once (${JSON.stringify(dark)})`);
+  check(dark.button === '28px', `compact buttons at once (${JSON.stringify(dark)})`);
+  check(await page.evaluate(() => window.__awSamePage === true), 'applied without a reload');
+  await shot(page, 'desktop-13-appearance-dark-large-compact');
+  await axe(page, 'appearance, dark');
+  await page.reload();
+  await themeGroup.waitFor();
+  const kept = await look();
+  check(kept.bg === dark.bg && kept.root === '17px' && kept.button === '28px', `kept by this browser after a reload (${JSON.stringify(kept)})`);
+  check(await themeGroup.getByLabel('Dark').isChecked(), 'the page shows the stored choice');
+  // "As the system" follows the device's setting; an explicit Light does not
+  await page.emulateMedia({ colorScheme: 'dark' });
+  await themeGroup.getByLabel('As the system').check();
+  check((await look()).bg === 'rgb(22, 24, 29)', 'as the system: dark when the device is dark');
+  await themeGroup.getByLabel('Light').check();
+  check((await look()).bg === 'rgb(247, 247, 248)', 'light stays light on a dark device');
+  await axe(page, 'appearance, light');
+  await page.emulateMedia({ colorScheme: 'light' });
+  await themeGroup.getByLabel('As the system').check();
+  await page.getByRole('radiogroup', { name: 'Text size' }).getByLabel('Normal').check();
+  await page.getByRole('radiogroup', { name: 'Density' }).getByLabel('Comfortable').check();
+  const back = await look();
+  check(back.root === '15px' && back.button === '36px' && back.theme === 'system', `back to the defaults (${JSON.stringify(back)})`);
   await desktop.close();
 
   log('phone: settings pages at 360x740');
@@ -280,6 +326,12 @@ try {
   await ppage.getByRole('row', { name: /e2e script/ }).waitFor();
   await noSideways(ppage, 'API keys');
   await shot(ppage, 'phone-04-api-keys');
+  await ppage.goto(base + '/settings/appearance');
+  await ppage.getByRole('radiogroup', { name: 'Theme' }).getByLabel('Dark').check();
+  check(await ppage.evaluate(() => getComputedStyle(document.body).backgroundColor) === 'rgb(22, 24, 29)', 'dark on the phone');
+  await noSideways(ppage, 'appearance');
+  await shot(ppage, 'phone-05-appearance-dark');
+  await axe(ppage, 'phone appearance');
   await phone.close();
 
   check(problems.length === 0, `no CSP violation or page error: ${problems.join(' | ')}`);

@@ -219,12 +219,28 @@ try {
   await sep.focus();
   await page.keyboard.press('ArrowRight');
   check(Number(await sep.getAttribute('aria-valuenow')) > before, 'the border moved');
+  // the terminal reattaches after the reload: a shell variable set before it and the output are still there
+  await typeInTerminal(page, 'AW_KEPT=still-$((5*5)); echo desk-before-reload-$((3*5))');
+  await waitTerm(page, 'desk-before-reload-15');
+  const termTitle = (await terminal(page).getByRole('tab', { selected: true }).innerText()).trim();
+  const stored = await page.evaluate(() => Object.entries(sessionStorage).filter(([k]) => k.startsWith('aw.terminals.')));
+  check(stored.length === 1 && /^\[\{"title":"Terminal \d+","sessionId":"sh_[0-9a-f]+"\}\]$/.test(stored[0][1]),
+    `the tab keeps only its terminal's title and id for a reload: ${JSON.stringify(stored)}`);
   await page.reload();
   await panelButton(page, 'Git').waitFor();
   for (const p of ['Chat', 'Files', 'Git', 'Terminal']) {
     check(await panelButton(page, p).getAttribute('aria-pressed') === 'true', `${p} is still open after the reload`);
   }
+  log('terminal: after the reload the same shell is reattached and its output replayed');
   await terminal(page).getByText(/Terminal \d+: connected/).waitFor({ timeout: 20000 });
+  check((await terminal(page).getByRole('tab', { selected: true }).innerText()).trim() === termTitle, `the tab is still ${termTitle}`);
+  await waitTerm(page, 'desk-before-reload-15');
+  const replayed = await termText(page);
+  check(replayed.includes('desk-42') && replayed.split('desk-before-reload-15').length - 1 === 1,
+    `the earlier output is replayed once: ${replayed}`);
+  await typeInTerminal(page, 'echo "desk-alive-$AW_KEPT"');
+  await waitTerm(page, 'desk-alive-still-25');
+  check(await terminal(page).getByRole('tab').count() === 1, 'no second terminal was started');
   await shot(page, 'desktop-06-four-panels');
   await desktop.close();
 

@@ -11,6 +11,7 @@ const pages: { id: string; label: string; admin?: boolean; view: any }[] = [
   { id: 'tasks', label: 'Tasks', view: lazy(() => import('./settings/tasks')) },
   { id: 'runs', label: 'Runs', view: lazy(() => import('./settings/runs')) },
   { id: 'notifications', label: 'Notifications', view: Notifications },
+  { id: 'appearance', label: 'Appearance', view: lazy(() => import('./settings/appearance')) },
   { id: 'users', label: 'Users', admin: true, view: lazy(() => import('./settings/users')) },
   { id: 'network', label: 'Network', admin: true, view: lazy(() => import('./settings/network')) },
   { id: 'admin', label: 'Agent loop', admin: true, view: lazy(() => import('./settings/admin')) },

@@ -1,12 +1,12 @@
 // System (administrators): the running version and install mode, an update with its streamed log, and the wait
-// for the restart: the page polls /health until the version (or, for a git update, the answer after the restart)
-// changes and then reloads itself. Restart on its own is here too.
+// for the restart: the page polls /health until another process answers (its startedAt, or its version, changed,
+// or it was down in between) and then reloads itself. Restart on its own is here too.
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { api } from '../api';
 import { ErrorText, useAction } from './common';
 import { postSse } from './sse';
 
-interface Health { status: string; version: string; installMode?: string; [k: string]: unknown }
+interface Health { status: string; version: string; installMode?: string; startedAt?: string; [k: string]: unknown }
 
 async function health(): Promise<Health | null> {
   try {
@@ -17,19 +17,25 @@ async function health(): Promise<Health | null> {
   }
 }
 
-/** Polls /health until it answers again after having been down (or with another version), then reloads. */
-async function waitForRestart(from: string, note: (s: string) => void) {
+/**
+ * Polls /health (every 500 ms) until a new process answers, then reloads. A restart can take well under a second,
+ * so "it was down in between" alone may be missed: the server's startedAt changes with every start.
+ */
+async function waitForRestart(from: Health | null, note: (s: string) => void) {
   let wentDown = false;
-  for (let i = 0; i < 600; i++) {
-    await new Promise((r) => setTimeout(r, 1000));
+  const until = Date.now() + 10 * 60_000;
+  while (Date.now() < until) {
+    await new Promise((r) => setTimeout(r, 500));
     const h = await health();
     if (!h) {
+      if (!wentDown) note('The service is restarting…');
       wentDown = true;
-      note('The service is restarting…');
       continue;
     }
-    if (h.version !== from || wentDown) {
-      note(`Back${h.version !== from ? ` with version ${h.version}` : ''}. Reloading…`);
+    const newVersion = !!from && h.version !== from.version;
+    const newProcess = !from || !from.startedAt || !h.startedAt ? wentDown : h.startedAt !== from.startedAt;
+    if (newVersion || newProcess || wentDown) {
+      note(`Back${newVersion ? ` with version ${h.version}` : ''}. Reloading…`);
       location.reload();
       return;
     }
@@ -51,7 +57,7 @@ export default function SystemPage({ admin }: { admin: boolean }) {
   async function update() {
     setLines([]);
     setNote('');
-    const from = h?.version ?? '';
+    const from = h;
     let restarting = false;
     await act.run(() => postSse('/api/system/update', {}, (ev, d) => {
       if (ev === 'log') setLines((l) => [...l, d?.text ?? String(d)]);
@@ -66,7 +72,7 @@ export default function SystemPage({ admin }: { admin: boolean }) {
 
   async function restart() {
     if (!confirm('Restart the service? Running agents are stopped.')) return;
-    const from = h?.version ?? '';
+    const from = (await health()) ?? h;
     const ok = await act.run(() => api('/api/system/restart', { method: 'POST', body: {} }));
     if (ok) {
       setNote('Restarting…');

@@ -26,7 +26,14 @@ export class ShellConnection {
   private timer: ReturnType<typeof setTimeout> | null = null;
   private ping: ReturnType<typeof setInterval> | null = null;
 
-  constructor(private project: string, private size: () => { cols: number; rows: number }, private on: ShellEvents) {}
+  /**
+   * {@code resume}: the id of a terminal this tab had before a reload; the first connection reattaches to it from
+   * offset 0, so the server replays what it still holds (the xterm is empty after a reload).
+   */
+  constructor(private project: string, private size: () => { cols: number; rows: number }, private on: ShellEvents,
+    resume?: string) {
+    if (resume) this.sessionId = resume;
+  }
 
   private set(s: ShellState, detail?: string) {
     this.state = s;
@@ -103,8 +110,10 @@ export class ShellConnection {
         break;
       case 'error':
         if (f.error?.code === 'SHELL_NOT_FOUND' && this.sessionId) {
-          this.set('failed', 'The terminal ended while it was disconnected. Open a new one.');
+          // gone for good (reaped, or the server restarted): nothing to reattach to any more
+          this.sessionId = null;
           this.stop();
+          this.set('failed', 'The terminal ended while it was disconnected. Open a new one.');
         } else {
           this.set(this.state === 'open' ? 'open' : 'failed', f.error?.message ?? 'The terminal refused a message.');
           if (this.state === 'failed') this.stop();

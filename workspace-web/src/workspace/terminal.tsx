@@ -7,27 +7,58 @@ import { FitAddon } from '@xterm/addon-fit';
 import '@xterm/xterm/css/xterm.css';
 import { installCspStyleShim } from './cspstyle';
 import { ShellConnection, type ShellState } from './shell';
+import { loadTerminals, saveTerminals } from './termstore';
+import { appearance, onAppearance, TEXT_PX, type Appearance } from '../appearance';
+
+/** The terminal's font size for the chosen text size (13 px at the normal 15 px). */
+const termFontSize = (a: Appearance) => Math.round((13 * TEXT_PX[a.textSize]) / 15);
 
 installCspStyleShim();
 
-interface Tab { id: number; title: string }
+interface Tab { id: number; title: string; resume?: string }
 let nextId = 1;
 
+function newTab(): Tab {
+  return { id: nextId, title: `Terminal ${nextId++}` };
+}
+
 export default function TerminalPanel({ project, visible }: { project: string; visible: boolean }) {
-  const [tabs, setTabs] = useState<Tab[]>(() => [{ id: nextId, title: `Terminal ${nextId++}` }]);
+  // after a reload, the terminals this browser tab had open in the project reattach (termstore.ts)
+  const [tabs, setTabs] = useState<Tab[]>(() => {
+    const stored = loadTerminals(project);
+    if (!stored.length) return [newTab()];
+    return stored.map((t) => {
+      const n = Number(/^Terminal (\d+)$/.exec(t.title)?.[1] ?? 0);
+      if (n >= nextId) nextId = n + 1;
+      return { id: nextId++, title: t.title, resume: t.sessionId };
+    });
+  });
   const [active, setActive] = useState(tabs[0]?.id ?? 0);
+  // each tab's terminal id on the server, once known; written to sessionStorage in tab order
+  const ids = useRef(new Map<number, string>(tabs.filter((t) => t.resume).map((t) => [t.id, t.resume!])));
+  const tabsRef = useRef(tabs);
+  tabsRef.current = tabs;
+  const persist = () => saveTerminals(project, tabsRef.current
+    .filter((t) => ids.current.has(t.id)).map((t) => ({ title: t.title, sessionId: ids.current.get(t.id)! })));
+  useEffect(persist, [tabs]);
 
   function add() {
-    const t = { id: nextId, title: `Terminal ${nextId++}` };
+    const t = newTab();
     setTabs((x) => [...x, t]);
     setActive(t.id);
   }
   function closeTab(id: number) {
+    ids.current.delete(id);
     setTabs((x) => {
       const rest = x.filter((t) => t.id !== id);
       if (active === id && rest.length) setActive(rest[rest.length - 1].id);
       return rest;
     });
+  }
+  function sessionOf(id: number, sessionId: string | null) {
+    if (sessionId) ids.current.set(id, sessionId);
+    else ids.current.delete(id);
+    persist();
   }
 
   return (
@@ -42,7 +73,8 @@ export default function TerminalPanel({ project, visible }: { project: string; v
       </div>
       {tabs.length === 0 && <p class="pad muted">No terminal open. <button onClick={add}>Open a terminal</button></p>}
       {tabs.map((t) => (
-        <TermView key={t.id} project={project} title={t.title} shown={visible && t.id === active} onClosed={() => closeTab(t.id)} />
+        <TermView key={t.id} project={project} title={t.title} resume={t.resume} shown={visible && t.id === active}
+          onSession={(sid) => sessionOf(t.id, sid)} onClosed={() => closeTab(t.id)} />
       ))}
     </div>
   );
@@ -52,7 +84,9 @@ const KEYS: [string, string, string][] = [
   ['Esc', '\x1b', ''], ['Tab', '\t', ''], ['←', '\x1b[D', 'Left'], ['↑', '\x1b[A', 'Up'], ['↓', '\x1b[B', 'Down'], ['→', '\x1b[C', 'Right'], ['|', '|', 'Pipe'],
 ];
 
-function TermView({ project, title, shown, onClosed }: { project: string; title: string; shown: boolean; onClosed: () => void }) {
+function TermView({ project, title, resume, shown, onSession, onClosed }: {
+  project: string; title: string; resume?: string; shown: boolean; onSession: (sessionId: string | null) => void; onClosed: () => void;
+}) {
   const host = useRef<HTMLDivElement>(null);
   const conn = useRef<ShellConnection | null>(null);
   const term = useRef<Terminal | null>(null);
@@ -62,7 +96,7 @@ function TermView({ project, title, shown, onClosed }: { project: string; title:
   const [state, setState] = useState<{ s: ShellState; detail?: string }>({ s: 'connecting' });
 
   useEffect(() => {
-    const t = new Terminal({ cursorBlink: true, fontSize: 13, scrollback: 5000, fontFamily: 'ui-monospace, Menlo, Consolas, monospace', theme: { background: '#111111' } });
+    const t = new Terminal({ cursorBlink: true, fontSize: termFontSize(appearance()), scrollback: 5000, fontFamily: 'ui-monospace, Menlo, Consolas, monospace', theme: { background: '#111111' } });
     const f = new FitAddon();
     t.loadAddon(f);
     t.open(host.current!);
@@ -71,8 +105,13 @@ function TermView({ project, title, shown, onClosed }: { project: string; title:
     const size = () => ({ cols: t.cols, rows: t.rows });
     const c = new ShellConnection(project, size, {
       output: (d) => t.write(d),
-      state: (s, detail) => setState({ s, detail }),
-    });
+      state: (s, detail) => {
+        setState({ s, detail });
+        // kept for a reload while the terminal can be reattached; forgotten once it ended or is gone
+        if (s === 'open') onSession(c.sessionId);
+        else if (s === 'exited' || (s === 'failed' && !c.sessionId)) onSession(null);
+      },
+    }, resume);
     conn.current = c;
     t.onData((d) => {
       if (ctrl.current && d.length === 1) {
@@ -105,6 +144,10 @@ function TermView({ project, title, shown, onClosed }: { project: string; title:
         }
       }
     };
+    const offAppearance = onAppearance((a) => {
+      t.options.fontSize = termFontSize(a);
+      refit();
+    });
     const ro = new ResizeObserver(refit);
     ro.observe(host.current!);
     refit();
@@ -115,6 +158,7 @@ function TermView({ project, title, shown, onClosed }: { project: string; title:
     document.addEventListener('visibilitychange', wake);
     window.addEventListener('online', wake);
     return () => {
+      offAppearance();
       ro.disconnect();
       document.removeEventListener('visibilitychange', wake);
       window.removeEventListener('online', wake);

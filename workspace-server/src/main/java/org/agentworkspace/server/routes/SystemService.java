@@ -58,6 +58,8 @@ public final class SystemService extends ApiService {
     private final SystemUpdater updater;
     private final ProcessExit exit;
     private final AtomicBoolean exiting = new AtomicBoolean();
+    /** When this server was built: {@code /health}'s {@code startedAt}, which changes with every restart. */
+    private final Instant startedAt = Instant.now();
 
     public SystemService(BuildInfo build, OpenApiDocument openApi, Authentication auth, Notifications notifications,
                          Json json, SystemUpdater updater, ProcessExit exit, Guard guard, RouteTable table) {
@@ -222,6 +224,7 @@ public final class SystemService extends ApiService {
         body.put("timestamp", Instant.now().toString());
         body.put("version", build.version());
         body.put("installMode", build.installMode());
+        body.put("startedAt", startedAt.toString());
         call.ok(body);
     }
 

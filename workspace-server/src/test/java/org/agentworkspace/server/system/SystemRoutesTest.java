@@ -460,6 +460,8 @@ class SystemRoutesTest {
     @Test
     void restartAnswersThenExitsWith42() throws Exception {
         String token = start("runtime-dir", settings(null));
+        java.time.Instant started = java.time.Instant.parse(expect(s.get("/health"), 200, null).path("startedAt").asText());
+        assertFalse(started.isAfter(java.time.Instant.now()), started.toString());
         JsonNode body = expect(s.post("/api/system/restart", null, bearer(token)), 200, null);
         assertTrue(body.path("success").asBoolean());
         assertEquals(42, body.path("exitCode").asInt());
@@ -468,6 +470,11 @@ class SystemRoutesTest {
         try (UpdateStream again = UpdateStream.post(s.http, s.uri("/api/system/update"), bearer(token))) {
             assertEquals(409, again.status);
         }
+        // the next start (the launcher's) reports a later startedAt, which is how a client tells a restart happened
+        s.close();
+        start("runtime-dir", settings(null));
+        java.time.Instant again = java.time.Instant.parse(expect(s.get("/health"), 200, null).path("startedAt").asText());
+        assertTrue(again.isAfter(started), started + " then " + again);
     }
 
     @Test
