@@ -263,7 +263,7 @@ public final class WorkflowRuns implements AutoCloseable {
         Execution e = active.get(runId);
         if (e == null) {
             // no execution (a stop cut it off before recovery marked it): end it here
-            synchronized (this) {
+            synchronized (r) {
                 r.status = "canceled";
                 r.finishedAt = clock.millis();
                 for (NodeState n : r.nodes) {
@@ -325,7 +325,7 @@ public final class WorkflowRuns implements AutoCloseable {
                 loop();
             } catch (RuntimeException | Error ex) {
                 LOG.log(System.Logger.Level.WARNING, "workflow run " + state.id + " failed", ex);
-                synchronized (WorkflowRuns.this) {
+                synchronized (state) {
                     cancelActive("the workflow engine failed: " + ex.getMessage());
                     finish("failed");
                 }
@@ -336,7 +336,7 @@ public final class WorkflowRuns implements AutoCloseable {
         }
 
         private void loop() {
-            synchronized (WorkflowRuns.this) {
+            synchronized (state) {
                 state.status = "running";
                 state.startedAt = clock.millis();
                 update(state);
@@ -346,7 +346,7 @@ public final class WorkflowRuns implements AutoCloseable {
                 if (closed) {
                     return; // the next start marks it failed; its node runs end with the engine
                 }
-                synchronized (WorkflowRuns.this) {
+                synchronized (state) {
                     if (cancelRequested) {
                         cancelActive("the workflow run was cancelled");
                         for (NodeState n : state.nodes) {
@@ -568,7 +568,7 @@ public final class WorkflowRuns implements AutoCloseable {
 
     /** The WorkflowRun record (seed §2): times in epoch milliseconds. */
     ObjectNode view(RunState r) {
-        synchronized (this) {
+        synchronized (r) {
             ObjectNode o = json.createObjectNode();
             o.put("id", r.id);
             o.put("workflowId", r.workflowId);
@@ -808,9 +808,20 @@ public final class WorkflowRuns implements AutoCloseable {
         return HexFormat.of().formatHex(b);
     }
 
-    /** Stops starting nodes; running executions leave their runs to the engine's stop. */
+    /**
+     * Stops starting nodes and waits (a few seconds at most) for every execution to let go of its run, before the
+     * engine stops the node runs: a run cut off by the stop is left as it was and marked failed by the next start.
+     */
     @Override
     public void close() {
         closed = true;
+        for (Execution e : List.copyOf(active.values())) {
+            try {
+                e.await(Duration.ofSeconds(5));
+            } catch (InterruptedException ex) {
+                Thread.currentThread().interrupt();
+                return;
+            }
+        }
     }
 }
