@@ -291,7 +291,11 @@ public final class ChatEndpoint implements AutoCloseable {
                 // a CLI session belongs to the folder it ran in; an isolated turn works in a new worktree
                 throw invalid("isolation 'worktree' starts a new session: omit sessionId");
             }
-            boolean keep = m.path("keepWorktree").asBoolean(false);
+            JsonNode keepNode = m.get("keepWorktree");
+            if (keepNode != null && !keepNode.isNull() && !keepNode.isBoolean()) {
+                throw invalid("keepWorktree must be true or false");
+            }
+            boolean keep = keepNode != null && keepNode.asBoolean(false);
             Path dir;
             if (projectName != null) {
                 dir = runs.settings().projects().find(projectName).orElseThrow(() ->
