@@ -584,6 +584,8 @@ public final class WorkflowRuns implements AutoCloseable {
             }
             o.set("metadata", r.metadata.deepCopy());
             ArrayNode nodes = o.putArray("nodeRuns");
+            // only worktree runs have a branch to show (no store read per node otherwise)
+            boolean isolated = r.metadata.path("settings").path("isolation").asText("host").equals("worktree");
             for (NodeState n : r.nodes) {
                 ObjectNode x = nodes.addObject();
                 x.put("nodeId", n.nodeId);
@@ -634,7 +636,7 @@ public final class WorkflowRuns implements AutoCloseable {
                     m.put("createdAt", n.outputAt);
                 }
                 ArrayNode artifacts = x.putArray("artifacts");
-                if (n.a2aTaskId != null) {
+                if (n.a2aTaskId != null && isolated) {
                     Optional<RunWorktrees.Worktree> wt = service.worktrees().flatMap(w -> w.byRun(n.a2aTaskId));
                     if (wt.isPresent() && wt.get().branch() != null) {
                         ObjectNode a = artifacts.addObject();

@@ -46,11 +46,11 @@ import org.agentworkspace.core.json.JsonMappers;
 public final class TasksService extends ApiService {
     private static final int RECENT_RUNS = 10;
     private static final List<String[]> HELP = List.of(
-            new String[] {"POST", "/api/automation/run", "start a one-shot run: {prompt, agentType?, projectId}"},
+            new String[] {"POST", "/api/automation/run", "start a one-shot run: {prompt, agentType?, projectId, isolation?}"},
             new String[] {"GET", "/api/automation/runs", "your runs, newest first (?status, ?projectId, ?taskId)"},
             new String[] {"GET", "/api/automation/runs/{runId}/events", "a run's events (SSE, resumable)"},
             new String[] {"POST", "/api/automation/runs/{runId}/cancel", "stop a run and its processes"},
-            new String[] {"POST", "/api/automation/tasks", "create a task: {prompt, projectId, schedule, ...}"},
+            new String[] {"POST", "/api/automation/tasks", "create a task: {prompt, projectId, schedule, isolation?, ...}"},
             new String[] {"GET", "/api/automation/tasks", "your tasks (?projectId, ?status)"},
             new String[] {"GET", "/api/automation/tasks/{taskId}", "a task with its recent runs and logs"},
             new String[] {"PATCH", "/api/automation/tasks/{taskId}", "change a task's fields"},
