@@ -51,6 +51,7 @@ public final class WorkspaceEngine implements AutoCloseable {
     private final org.agentworkspace.core.loop.AgentLoop agentLoop;
     private final Map<String, String> environment;
     private org.agentworkspace.core.agent.AgentRunService agentRunService;
+    private org.agentworkspace.core.agent.WorkflowRuns workflowRuns;
 
     private WorkspaceEngine(EngineConfig config, Store store, byte[] signingSecret, SecretBox secretBox,
                             Map<String, String> environment) {
@@ -329,8 +330,20 @@ public final class WorkspaceEngine implements AutoCloseable {
                     store, config.dataDir().resolve("worktrees"), runs, config.clock());
             worktrees.startSweeper(org.agentworkspace.core.agent.RunWorktrees.DEFAULT_MAX_AGE, java.time.Duration.ofHours(1));
             agentRunService = org.agentworkspace.core.agent.AgentRunService.create(launcher, tasks, worktrees);
+            workflowRuns = org.agentworkspace.core.agent.WorkflowRuns.create(agentRunService, store, config.clock());
         }
         return agentRunService;
+    }
+
+    /**
+     * The workflow family served over automation runs ({@link org.agentworkspace.core.agent.WorkflowRuns}), built
+     * with {@link #agentRuns(org.agentworkspace.core.agent.AgentSettings)} (call that first).
+     */
+    public synchronized org.agentworkspace.core.agent.WorkflowRuns workflowRuns() {
+        if (workflowRuns == null) {
+            agentRuns();
+        }
+        return workflowRuns;
     }
 
     /** {@link #agentRuns(org.agentworkspace.core.agent.AgentSettings)} with the default agent settings. */
@@ -351,6 +364,9 @@ public final class WorkspaceEngine implements AutoCloseable {
             // runs cut off by the stop are finished by the review queue's recovery at the next open, not while the
             // store closes under it
             runs.unobserve(agentLoop.reviews());
+            if (workflowRuns != null) {
+                workflowRuns.close();
+            }
             if (agentRunService != null) {
                 agentRunService.worktrees().ifPresent(org.agentworkspace.core.agent.RunWorktrees::close);
             }

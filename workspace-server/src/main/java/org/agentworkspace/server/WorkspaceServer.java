@@ -45,7 +45,7 @@ import org.agentworkspace.server.routes.NetworkService;
 import org.agentworkspace.server.routes.HistoryService;
 import org.agentworkspace.server.routes.ProjectsService;
 import org.agentworkspace.server.routes.ProvidersService;
-import org.agentworkspace.server.routes.RetiredWorkflowsService;
+import org.agentworkspace.server.routes.WorkflowsService;
 import org.agentworkspace.server.routes.SettingsService;
 import org.agentworkspace.server.routes.NotificationsService;
 import org.agentworkspace.server.routes.SystemService;
@@ -170,7 +170,8 @@ public final class WorkspaceServer implements AutoCloseable {
 
                 new ProvidersService(ctx.engine().providers(), ctx.engine().auth(), ctx.json(), ctx.guard(), table),
                 new McpService(ctx.engine().providers().mcp(), ctx.guard(), table),
-                new RetiredWorkflowsService(ctx.guard(), table),
+                new WorkflowsService(ctx.engine().workflowRuns(), ctx.runService(), ctx.config(),
+                        ctx.engine().projects(), ctx.guard(), table),
                 new org.agentworkspace.server.routes.AgentLoopService(ctx.engine().agentLoop(), ctx.runService(),
                         ctx.guard(), table));
         WebApp web = WebApp.load();

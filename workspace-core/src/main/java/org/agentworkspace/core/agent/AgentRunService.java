@@ -316,14 +316,17 @@ public final class AgentRunService {
         return runs.summary(run);
     }
 
-    /** Starts a scheduled task's run as its owner, in its project (the scheduler's launcher). */
+    /**
+     * Starts a scheduled task's run as its owner, in its project (the scheduler's launcher), isolated as the task
+     * says ({@link AutomationTask#isolation()}: a {@code worktree} task's every run gets its own worktree and branch).
+     */
     public RunHandle launch(AutomationTask t) {
         Path dir = runs.settings().projects().find(t.projectId()).orElseThrow(() ->
                 new WorkspaceException.NotFound(AgentErrorCodes.PROJECT_NOT_FOUND, "the task's project "
                         + t.projectId() + " is no longer registered"));
         // the task's owner's credential: a task never runs on the key of whoever else is signed in
         return start(new Start(t.userId(), "task", t.agentType(), t.prompt(), dir, t.projectId(), t.id(), t.model(),
-                null, null, Map.of()));
+                null, null, Map.of()), Isolation.parse(t.isolation()), false);
     }
 
     /** Starts the task scheduler with {@link #launch} (once; a second call does nothing). */

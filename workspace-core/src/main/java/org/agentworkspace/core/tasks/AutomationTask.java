@@ -20,9 +20,14 @@ import java.time.Instant;
  * @param runCount      runs started so far
  * @param timeoutMs     a run still alive after this long is stopped (null: the engine's limits only)
  * @param activeRunId   the run in progress, or null
+ * @param isolation     where every run the task fires works: {@code host} (the project itself) or {@code worktree}
+ *                      (each run in its own git worktree, docs/runs.md "Worktree isolation")
  */
 public record AutomationTask(String id, long userId, String name, String prompt, String agentType, String model,
                              String projectId, Schedule schedule, TaskStatus status, Instant nextRunAt,
                              Instant lastRunAt, String lastRunStatus, int runCount, Long timeoutMs,
-                             String activeRunId, Instant createdAt, Instant updatedAt) {
+                             String activeRunId, Instant createdAt, Instant updatedAt, String isolation) {
+    public AutomationTask {
+        isolation = isolation == null ? "host" : isolation;
+    }
 }

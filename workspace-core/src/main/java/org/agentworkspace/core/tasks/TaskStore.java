@@ -16,7 +16,7 @@ import org.jdbi.v3.core.statement.Update;
 /** Rows of {@code automation_tasks} and {@code automation_task_runs}. */
 final class TaskStore {
     private static final String COLUMNS = "id, user_id, name, prompt, agent_type, model, project_id, schedule, status,"
-            + " next_run_at, last_run_at, last_run_status, run_count, timeout_ms, active_run_id, created_at, updated_at";
+            + " next_run_at, last_run_at, last_run_status, run_count, timeout_ms, active_run_id, created_at, updated_at, isolation";
 
     private final Store store;
     private final Duration minInterval;
@@ -43,7 +43,7 @@ final class TaskStore {
                     instant(rs.getObject("next_run_at")), instant(rs.getObject("last_run_at")),
                     rs.getString("last_run_status"), rs.getInt("run_count"), timeoutMs,
                     rs.getString("active_run_id"), Instant.ofEpochMilli(rs.getLong("created_at")),
-                    Instant.ofEpochMilli(rs.getLong("updated_at")));
+                    Instant.ofEpochMilli(rs.getLong("updated_at")), rs.getString("isolation"));
         };
     }
 
@@ -62,7 +62,7 @@ final class TaskStore {
     void insert(AutomationTask t) {
         write(h -> bindAll(h.createUpdate("INSERT INTO automation_tasks (" + COLUMNS + ") VALUES (:id, :user_id,"
                 + " :name, :prompt, :agent_type, :model, :project_id, :schedule, :status, :next_run_at, :last_run_at,"
-                + " :last_run_status, :run_count, :timeout_ms, :active_run_id, :created_at, :updated_at)"), t)
+                + " :last_run_status, :run_count, :timeout_ms, :active_run_id, :created_at, :updated_at, :isolation)"), t)
                 .execute());
     }
 
@@ -71,7 +71,7 @@ final class TaskStore {
                 + " agent_type = :agent_type, model = :model, project_id = :project_id, schedule = :schedule,"
                 + " status = :status, next_run_at = :next_run_at, last_run_at = :last_run_at,"
                 + " last_run_status = :last_run_status, run_count = :run_count, timeout_ms = :timeout_ms,"
-                + " active_run_id = :active_run_id, updated_at = :updated_at WHERE id = :id"), t).execute());
+                + " active_run_id = :active_run_id, updated_at = :updated_at, isolation = :isolation WHERE id = :id"), t).execute());
     }
 
     private static Update bindAll(Update u, AutomationTask t) {
@@ -81,7 +81,8 @@ final class TaskStore {
                 .bind("next_run_at", millis(t.nextRunAt())).bind("last_run_at", millis(t.lastRunAt()))
                 .bind("last_run_status", t.lastRunStatus()).bind("run_count", t.runCount())
                 .bind("timeout_ms", t.timeoutMs()).bind("active_run_id", t.activeRunId())
-                .bind("created_at", t.createdAt().toEpochMilli()).bind("updated_at", t.updatedAt().toEpochMilli());
+                .bind("created_at", t.createdAt().toEpochMilli()).bind("updated_at", t.updatedAt().toEpochMilli())
+                .bind("isolation", t.isolation());
     }
 
     Optional<AutomationTask> find(String id) {

@@ -56,12 +56,22 @@ public final class Tasks implements AutoCloseable {
 
     /** What a caller may set when creating a task (validated by {@link #create}). */
     public record NewTask(String name, String prompt, String agentType, String model, String projectId,
-                          Schedule schedule, Long timeoutMs) {
+                          Schedule schedule, Long timeoutMs, String isolation) {
+        /** A task whose runs work in the project itself ({@code host}). */
+        public NewTask(String name, String prompt, String agentType, String model, String projectId,
+                       Schedule schedule, Long timeoutMs) {
+            this(name, prompt, agentType, model, projectId, schedule, timeoutMs, null);
+        }
     }
 
     /** A partial update: null fields stay as they are; {@code clearModel}/{@code clearTimeout} set them to null. */
     public record Changes(String name, String prompt, String agentType, String model, boolean clearModel,
-                          Schedule schedule, Long timeoutMs, boolean clearTimeout) {
+                          Schedule schedule, Long timeoutMs, boolean clearTimeout, String isolation) {
+        /** Changes that leave the task's isolation as it is. */
+        public Changes(String name, String prompt, String agentType, String model, boolean clearModel,
+                       Schedule schedule, Long timeoutMs, boolean clearTimeout) {
+            this(name, prompt, agentType, model, clearModel, schedule, timeoutMs, clearTimeout, null);
+        }
     }
 
     private final TaskStore store;
@@ -158,7 +168,7 @@ public final class Tasks implements AutoCloseable {
         Instant next = firstRun(n.schedule(), now);
         AutomationTask t = new AutomationTask("task_" + HexFormat.of().formatHex(randomBytes()), userId, name, prompt,
                 n.agentType(), n.model(), n.projectId(), n.schedule(), TaskStatus.SCHEDULED, next, null, null, 0,
-                checkTimeout(n.timeoutMs()), null, now, now);
+                checkTimeout(n.timeoutMs()), null, now, now, n.isolation());
         lock.lock();
         try {
             store.insert(t);
@@ -206,7 +216,7 @@ public final class Tasks implements AutoCloseable {
                     c.clearModel() ? null : c.model() != null ? c.model() : t.model(),
                     t.projectId(), schedule, t.status(), next, t.lastRunAt(), t.lastRunStatus(), t.runCount(),
                     c.clearTimeout() ? null : c.timeoutMs() != null ? checkTimeout(c.timeoutMs()) : t.timeoutMs(),
-                    t.activeRunId(), t.createdAt(), now);
+                    t.activeRunId(), t.createdAt(), now, c.isolation() != null ? c.isolation() : t.isolation());
             store.update(u);
             changed.signalAll();
             return u;
@@ -423,7 +433,7 @@ public final class Tasks implements AutoCloseable {
                 AutomationTask u = new AutomationTask(t.id(), t.userId(), t.name(), t.prompt(), t.agentType(),
                         t.model(), t.projectId(), t.schedule(), once ? TaskStatus.FAILED : TaskStatus.SCHEDULED,
                         once ? null : t.schedule().nextAfter(now).orElse(null), now, RunStatus.FAILED.wireName(),
-                        t.runCount(), t.timeoutMs(), null, t.createdAt(), now);
+                        t.runCount(), t.timeoutMs(), null, t.createdAt(), now, t.isolation());
                 store.update(u);
                 return;
             }
@@ -431,7 +441,7 @@ public final class Tasks implements AutoCloseable {
             Instant shown = t.schedule() instanceof Schedule.Once ? null : t.schedule().nextAfter(now).orElse(null);
             store.update(new AutomationTask(t.id(), t.userId(), t.name(), t.prompt(), t.agentType(), t.model(),
                     t.projectId(), t.schedule(), TaskStatus.RUNNING, shown, now, t.lastRunStatus(), t.runCount() + 1,
-                    t.timeoutMs(), handle.id(), t.createdAt(), now));
+                    t.timeoutMs(), handle.id(), t.createdAt(), now, t.isolation()));
             watch(t.id(), handle.id(), t.timeoutMs());
         } finally {
             lock.unlock();
@@ -480,7 +490,7 @@ public final class Tasks implements AutoCloseable {
             }
             store.update(new AutomationTask(t.id(), t.userId(), t.name(), t.prompt(), t.agentType(), t.model(),
                     t.projectId(), t.schedule(), next, nextRun, t.lastRunAt(), status.wireName(), t.runCount(),
-                    t.timeoutMs(), null, t.createdAt(), now));
+                    t.timeoutMs(), null, t.createdAt(), now, t.isolation()));
             changed.signalAll();
         } finally {
             lock.unlock();
@@ -514,7 +524,7 @@ public final class Tasks implements AutoCloseable {
     private AutomationTask with(AutomationTask t, TaskStatus status, Instant next, String activeRunId) {
         return new AutomationTask(t.id(), t.userId(), t.name(), t.prompt(), t.agentType(), t.model(), t.projectId(),
                 t.schedule(), status, next, t.lastRunAt(), t.lastRunStatus(), t.runCount(), t.timeoutMs(),
-                activeRunId, t.createdAt(), clock.instant());
+                activeRunId, t.createdAt(), clock.instant(), t.isolation());
     }
 
     private static Instant firstRun(Schedule s, Instant now) {

@@ -284,6 +284,18 @@ public final class ChatEndpoint implements AutoCloseable {
             }
             String sessionId = text(m, "sessionId");
             String projectName = text(m, "projectName");
+            // the engine's rule, as POST /api/automation/run: host (default), worktree, docker refused
+            AgentRunService.Isolation isolation = AgentRunService.Isolation.parse(text(m, "isolation"));
+            service.checkIsolation(isolation);
+            if (isolation != AgentRunService.Isolation.HOST && sessionId != null) {
+                // a CLI session belongs to the folder it ran in; an isolated turn works in a new worktree
+                throw invalid("isolation 'worktree' starts a new session: omit sessionId");
+            }
+            JsonNode keepNode = m.get("keepWorktree");
+            if (keepNode != null && !keepNode.isNull() && !keepNode.isBoolean()) {
+                throw invalid("keepWorktree must be true or false");
+            }
+            boolean keep = keepNode != null && keepNode.asBoolean(false);
             Path dir;
             if (projectName != null) {
                 dir = runs.settings().projects().find(projectName).orElseThrow(() ->
@@ -310,7 +322,7 @@ public final class ChatEndpoint implements AutoCloseable {
             Map<String, Object> extra = new HashMap<>();
             extra.put("clientRequestId", clientRequestId);
             RunHandle h = service.start(new AgentRunService.Start(principal.user().id(), "ws", provider, message, dir,
-                    projectName, null, text(m, "model"), sessionId, mode, extra));
+                    projectName, null, text(m, "model"), sessionId, mode, extra), isolation, keep);
             sessions.watch(h.id(), sessionId);
             RunInfo info = runs.info(h.id()).orElseThrow();
             follow(info, 0, sessionId, clientRequestId);

@@ -46,11 +46,11 @@ import org.agentworkspace.core.json.JsonMappers;
 public final class TasksService extends ApiService {
     private static final int RECENT_RUNS = 10;
     private static final List<String[]> HELP = List.of(
-            new String[] {"POST", "/api/automation/run", "start a one-shot run: {prompt, agentType?, projectId}"},
+            new String[] {"POST", "/api/automation/run", "start a one-shot run: {prompt, agentType?, projectId, isolation?}"},
             new String[] {"GET", "/api/automation/runs", "your runs, newest first (?status, ?projectId, ?taskId)"},
             new String[] {"GET", "/api/automation/runs/{runId}/events", "a run's events (SSE, resumable)"},
             new String[] {"POST", "/api/automation/runs/{runId}/cancel", "stop a run and its processes"},
-            new String[] {"POST", "/api/automation/tasks", "create a task: {prompt, projectId, schedule, ...}"},
+            new String[] {"POST", "/api/automation/tasks", "create a task: {prompt, projectId, schedule, isolation?, ...}"},
             new String[] {"GET", "/api/automation/tasks", "your tasks (?projectId, ?status)"},
             new String[] {"GET", "/api/automation/tasks/{taskId}", "a task with its recent runs and logs"},
             new String[] {"PATCH", "/api/automation/tasks/{taskId}", "change a task's fields"},
@@ -116,7 +116,7 @@ public final class TasksService extends ApiService {
         AutomationTask t = tasks.create(call.principal().user().id(), new Tasks.NewTask(
                 Call.optionalString(body, "name").orElse(null), prompt, agentType,
                 Call.optionalString(body, "model").filter(s -> !s.isBlank()).orElse(null), projectId,
-                tasks.parseSchedule(schedule), optionalLong(body, "timeoutMs")));
+                tasks.parseSchedule(schedule), optionalLong(body, "timeoutMs"), isolation(body)));
         call.send(Status.CREATED_201, view(t));
     }
 
@@ -168,7 +168,7 @@ public final class TasksService extends ApiService {
         }
         for (var it = body.fieldNames(); it.hasNext(); ) {
             String f = it.next();
-            if (!List.of("name", "prompt", "agentType", "model", "schedule", "timeoutMs").contains(f)) {
+            if (!List.of("name", "prompt", "agentType", "model", "schedule", "timeoutMs", "isolation").contains(f)) {
                 throw WorkspaceException.Validation.of("unknown field " + f.substring(0, Math.min(64, f.length())));
             }
         }
@@ -182,7 +182,8 @@ public final class TasksService extends ApiService {
                 Call.optionalString(body, "name").orElse(null), Call.optionalString(body, "prompt").orElse(null),
                 agentType, clearModel ? null : Call.optionalString(body, "model").orElse(null), clearModel,
                 body.has("schedule") ? tasks.parseSchedule(body.get("schedule")) : null,
-                clearTimeout ? null : optionalLong(body, "timeoutMs"), clearTimeout));
+                clearTimeout ? null : optionalLong(body, "timeoutMs"), clearTimeout,
+                body.has("isolation") ? isolation(body) : null));
         call.ok(view(u));
     }
 
@@ -274,6 +275,17 @@ public final class TasksService extends ApiService {
         return new WorkspaceException.NotFound(TaskErrorCodes.TASK_NOT_FOUND, "no such task");
     }
 
+    /**
+     * The task's {@code isolation}, checked as {@code POST /api/automation/run} checks it (the engine's rule: unknown
+     * values 400, {@code docker} 400 {@code ISOLATION_UNAVAILABLE}); absent is {@code host}.
+     */
+    private String isolation(JsonNode body) {
+        AgentRunService.Isolation i = AgentRunService.Isolation.parse(
+                Call.optionalString(body, "isolation").orElse(null));
+        service.checkIsolation(i);
+        return i.wireName();
+    }
+
     private static Long optionalLong(JsonNode body, String field) {
         JsonNode n = body.get(field);
         if (n == null || n.isNull()) {
@@ -306,6 +318,7 @@ public final class TasksService extends ApiService {
             n.put("timeoutMs", t.timeoutMs());
         }
         n.put("activeRunId", t.activeRunId());
+        n.put("isolation", t.isolation());
         n.put("createdAt", t.createdAt().toString());
         n.put("updatedAt", t.updatedAt().toString());
         return n;

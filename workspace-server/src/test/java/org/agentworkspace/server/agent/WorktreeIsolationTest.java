@@ -6,6 +6,8 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import java.net.URI;
+import java.net.http.HttpClient;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -13,6 +15,7 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 
@@ -20,6 +23,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 
 import org.agentworkspace.api.provider.ProviderCredentials;
 import org.agentworkspace.core.agent.AgentSettings;
+import org.agentworkspace.server.JsonSocketClient;
 import org.agentworkspace.server.TestServer;
 import org.agentworkspace.testkit.fakecli.FakeClis;
 import org.agentworkspace.testkit.git.GitCli;
@@ -269,5 +273,98 @@ class WorktreeIsolationTest {
             assertEquals("", status(project));
             assertEquals(n, GitCli.lines(git.out(project, "branch", "--list", "aw/run-*")).size());
         }
+    }
+
+    /** Asserts what a finished worktree run left: its own file on its own branch, folder gone, project untouched. */
+    static void leftOnItsBranchOnly(Path project, String head, JsonNode done, String file) {
+        assertEquals("completed", done.path("status").asText(), done.toString());
+        assertEquals("worktree", done.path("isolation").asText(), done.toString());
+        String branch = "aw/run-" + done.path("id").asText();
+        assertEquals(branch, done.path("worktree").path("branch").asText(), done.toString());
+        assertEquals("removed", done.path("worktree").path("state").asText(), done.toString());
+        assertFalse(Files.exists(Path.of(done.path("worktree").path("path").asText())));
+        assertEquals(List.of(file), GitCli.lines(git.out(project, "diff", "--name-only", head, branch)));
+        assertEquals(head, git.out(project, "rev-parse", "HEAD").strip());
+        assertFalse(Files.exists(project.resolve(file)), "the project's tree is not touched");
+        assertEquals("", status(project));
+    }
+
+    @Test
+    void aTaskStoresItsIsolationAndEveryRunItFiresUsesIt() throws Exception {
+        Path project = repo("task-project");
+        String head = git.out(project, "rev-parse", "HEAD").strip();
+        String name = s.quickStart(admin, project);
+        Map<String, Object> body = new HashMap<>(Map.of("prompt", "change things", "projectId", name,
+                "schedule", Map.of("kind", "once", "at", java.time.Instant.now().plusSeconds(3600).toString()),
+                "isolation", "worktree"));
+        // the run route's rule: docker needs an image, unknown values are refused, so are unknown fields
+        body.put("isolation", "docker");
+        expect(s.post("/api/automation/tasks", body, "X-API-Key", key), 400, "ISOLATION_UNAVAILABLE");
+        body.put("isolation", "vm");
+        expect(s.post("/api/automation/tasks", body, "X-API-Key", key), 400, null);
+        body.put("isolation", "host");
+        JsonNode hostTask = expect(s.post("/api/automation/tasks", body, "X-API-Key", key), 201, null);
+        assertEquals("host", hostTask.path("isolation").asText(), hostTask.toString());
+        expect(s.send("PATCH", "/api/automation/tasks/" + hostTask.path("id").asText(), Map.of("isolation", "docker"),
+                "X-API-Key", key), 400, "ISOLATION_UNAVAILABLE");
+        // a worktree task: changed by PATCH to fire now, it runs in its own worktree
+        body.put("isolation", "worktree");
+        JsonNode t = expect(s.post("/api/automation/tasks", body, "X-API-Key", key), 201, null);
+        assertEquals("worktree", t.path("isolation").asText(), t.toString());
+        String id = t.path("id").asText();
+        JsonNode changed = expect(s.send("PATCH", "/api/automation/tasks/" + id, Map.of("schedule", Map.of("kind", "once",
+                "at", java.time.Instant.now().toString())), "X-API-Key", key), 200, null);
+        assertEquals("worktree", changed.path("isolation").asText(), "kept across an update");
+        String runId = null;
+        long deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();
+        while (runId == null && System.nanoTime() < deadline) {
+            JsonNode runs = expect(s.get("/api/automation/runs?taskId=" + id, "X-API-Key", key), 200, null);
+            if (runs.size() > 0) {
+                runId = runs.get(0).path("id").asText();
+            } else {
+                Thread.sleep(100);
+            }
+        }
+        assertTrue(runId != null, "the task fired");
+        leftOnItsBranchOnly(project, head, await(runId), "claude-out.txt");
+        expect(s.delete("/api/automation/tasks/" + hostTask.path("id").asText(), null, "X-API-Key", key), 200, null);
+    }
+
+    @Test
+    void aWsTurnWithIsolationWorktreeRunsInItsOwnWorktree() throws Exception {
+        Path project = repo("ws-project");
+        String head = git.out(project, "rev-parse", "HEAD").strip();
+        String name = s.quickStart(admin, project);
+        JsonSocketClient c = new JsonSocketClient();
+        c.ws = HttpClient.newHttpClient().newWebSocketBuilder().header("X-API-Key", key)
+                .buildAsync(URI.create("ws://127.0.0.1:" + s.server.port() + "/ws"), c).get(10, TimeUnit.SECONDS);
+        try {
+            c.send(Map.of("type", "turn", "provider", "gemini", "message", "change things", "projectName", name,
+                    "isolation", "docker", "clientRequestId", "d"));
+            assertEquals("ISOLATION_UNAVAILABLE", frame(c, "error").path("error").path("code").asText());
+            c.send(Map.of("type", "turn", "provider", "gemini", "message", "change things", "sessionId", "s-1",
+                    "isolation", "worktree", "clientRequestId", "s"));
+            assertEquals("INVALID_MESSAGE", frame(c, "error").path("error").path("code").asText());
+            c.send(Map.of("type", "turn", "provider", "gemini", "message", "change things", "projectName", name,
+                    "isolation", "worktree", "clientRequestId", "w"));
+            String runId = frame(c, "subscribed").path("runId").asText();
+            leftOnItsBranchOnly(project, head, await(runId), "gemini-out.txt");
+        } finally {
+            c.ws.abort();
+        }
+    }
+
+    /** The next frame of {@code type}, skipping others (heartbeats). */
+    static JsonNode frame(JsonSocketClient c, String type) throws InterruptedException {
+        long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
+        while (System.nanoTime() < deadline) {
+            JsonNode m = c.messages.poll(1, TimeUnit.SECONDS);
+            if (m != null && m.path("type").asText().equals(type)) {
+                return m;
+            }
+            assertFalse(m != null && !type.equals("error") && m.path("type").asText().equals("error"),
+                    String.valueOf(m));
+        }
+        throw new AssertionError("no " + type + " frame");
     }
 }

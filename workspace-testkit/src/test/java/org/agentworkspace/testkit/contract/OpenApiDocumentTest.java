@@ -220,7 +220,8 @@ class OpenApiDocumentTest {
             boolean read = op.method().equals("get");
             if (path.startsWith("/api/orchestration/")) {
                 expect(p, op, op.node().path("deprecated").asBoolean(), "retired family is deprecated");
-                String scope = read || op.id().equals("previewWorkflow") ? "orchestration:read" : "orchestration:write";
+                // served over automation runs: the automation runs' scopes (docs/workflows.md)
+                String scope = read || op.id().equals("previewWorkflow") ? "tasks:read" : "tasks:write";
                 expect(p, op, scope.equals(op.scope()), "needs " + scope);
             } else if (path.startsWith("/api/production-agent-loop/")) {
                 expect(p, op, op.bool("x-admin-only"), "is admin-only");
@@ -254,9 +255,9 @@ class OpenApiDocumentTest {
                     expect(p, op, op.bool("x-session-only") || read, "provider writes are session-only");
                 }
             }
-            if (!path.startsWith("/api/production-agent-loop/") && !path.startsWith("/api/orchestration/")
+            if (!path.startsWith("/api/production-agent-loop/")
                     && op.scope() != null && op.scope().startsWith("orchestration:")) {
-                p.add(op.where() + ": orchestration scopes belong to the loop and the retired family");
+                p.add(op.where() + ": orchestration scopes belong to the loop");
             }
         });
         assertNone(problems);

@@ -242,6 +242,9 @@ final class ReferenceServer implements AutoCloseable {
                     }
                     yield only(method, "PATCH", () -> toggleKey(exchange, id));
                 }
+                if (path.startsWith(WORKFLOWS)) {
+                    yield workflows(exchange, method, path.substring(WORKFLOWS.length()));
+                }
                 if (path.startsWith("/api/automation/runs/")) {
                     scoped(exchange, path.endsWith("/cancel") || path.endsWith("/merge") || path.endsWith("/discard")
                             ? "tasks:write" : "tasks:read");
@@ -468,6 +471,75 @@ final class ReferenceServer implements AutoCloseable {
             throw new Failure(400, "VALIDATION_FAILED", "projectPath or githubUrl is required");
         }
         throw new Failure(503, "PROVIDER_NOT_INSTALLED", "this reference runs no agents");
+    }
+
+    private static final String WORKFLOWS = "/api/orchestration/workflows";
+    private static final Map<String, String> DEPRECATED = Map.of("Deprecation", "true",
+            "Link", "</api/automation/run>; rel=\"successor-version\"");
+
+    /**
+     * The workflow family as the compatibility layer answers it (docs/workflows.md), without running anything:
+     * the list, the context, the agent_team preview of plain workers, no runs.
+     */
+    private Reply workflows(HttpExchange exchange, String method, String rest) throws IOException {
+        Reply r;
+        if (rest.isEmpty() || rest.equals("/context")) {
+            r = only(method, "GET", () -> {
+                scoped(exchange, "tasks:read");
+                return ok(rest.isEmpty()
+                        ? object("workflows", List.of(Map.of("id", "agent_team", "name", "Agent team")))
+                        : object("appRoot", "/srv/aw", "defaultWorkspaceTarget", "selected_project",
+                        "supportedWorkspaceTargets", List.of("selected_project", "custom")));
+            });
+        } else if (rest.equals("/runs")) {
+            r = only(method, "GET", () -> {
+                scoped(exchange, "tasks:read");
+                return ok(object("runs", List.of()));
+            });
+        } else if (rest.startsWith("/runs/")) {
+            scoped(exchange, rest.endsWith("/cancel") ? "tasks:write" : "tasks:read");
+            throw new Failure(404, "WORKFLOW_RUN_NOT_FOUND", "no such workflow run");
+        } else if (rest.matches("/[^/]+/(preview|runs)")) {
+            boolean preview = rest.endsWith("/preview");
+            r = only(method, "POST", () -> {
+                scoped(exchange, preview ? "tasks:read" : "tasks:write");
+                if (!rest.startsWith("/agent_team/")) {
+                    throw new Failure(404, "WORKFLOW_NOT_FOUND", "no such workflow");
+                }
+                JsonNode body = body(exchange);
+                for (java.util.Iterator<String> names = body.fieldNames(); names.hasNext(); ) {
+                    String name = names.next();
+                    if (!name.equals("input") && !name.equals("metadata")) {
+                        throw new Failure(400, "VALIDATION_FAILED", "unknown field " + name);
+                    }
+                }
+                JsonNode meta = body.path("metadata");
+                int parallel = meta.path("settings").path("maxParallelAgents").asInt(3);
+                if (parallel < 1 || parallel > 12 || !meta.path("agents").isArray() || meta.path("agents").isEmpty()) {
+                    throw new Failure(400, "INVALID_WORKFLOW_METADATA", "invalid workflow metadata");
+                }
+                if (!preview) {
+                    throw new Failure(404, "PROJECT_NOT_FOUND", "no such project");
+                }
+                ArrayNode graph = nodes.arrayNode();
+                graph.add(object("id", "coordinator", "inputs", List.of()));
+                List<String> workers = new ArrayList<>();
+                Map<String, Integer> counts = new LinkedHashMap<>();
+                for (JsonNode a : meta.path("agents")) {
+                    String adapter = a.path("adapterId").asText();
+                    String id = "worker-" + adapter + "-" + counts.merge(adapter, 1, Integer::sum);
+                    graph.add(object("id", id, "adapterId", adapter, "inputs", List.of("coordinator")));
+                    workers.add(id);
+                }
+                graph.add(object("id", "final-report", "inputs", workers));
+                return ok(object("workflow", Map.of("id", "agent_team"), "nodeCount", graph.size(), "nodes", graph));
+            });
+        } else {
+            throw new Failure(404, "ROUTE_NOT_FOUND", "no such route");
+        }
+        Map<String, String> headers = new LinkedHashMap<>(r.headers());
+        headers.putAll(DEPRECATED);
+        return new Reply(r.status(), r.body(), headers);
     }
 
     private Reply automationRun(HttpExchange exchange) throws IOException {
