@@ -204,6 +204,16 @@ final class EventLog implements AutoCloseable {
                 updateRow(h, p.entry().runId(), p.change());
             }
         }
+        // readers of these runs on other nodes are woken at commit (PostgreSQL; docs/scale-out.md)
+        try {
+            List<String> ids = new ArrayList<>(batch.size());
+            for (Pending p : batch) {
+                ids.add(p.entry().runId());
+            }
+            RunWakeups.notify(h.getConnection(), store.dialect(), ids);
+        } catch (SQLException e) {
+            throw new IllegalStateException("the run log notice failed", e);
+        }
         // the outcome its events reported goes into the run row with them: one update per run and batch at most
         Map<ActiveRun, Boolean> changed = new LinkedHashMap<>();
         for (Pending p : batch) {
@@ -396,6 +406,7 @@ final class EventLog implements AutoCloseable {
                     .bind("payload", payload).bind("at", at.toEpochMilli())
                     .execute();
             updateRow(h, runId, new RowChange(status, null, at, null, reason));
+            wakeReaders(h, runId);
             return null;
         });
     }
@@ -462,8 +473,17 @@ final class EventLog implements AutoCloseable {
                     .bind("run", runId).bind("seq", seq).bind("kind", EntryKind.STATUS.wireName())
                     .bind("payload", payload).bind("at", at.toEpochMilli())
                     .execute();
+            wakeReaders(h, runId);
             return true;
         });
+    }
+
+    private void wakeReaders(Handle h, String runId) {
+        try {
+            RunWakeups.notify(h.getConnection(), store.dialect(), List.of(runId));
+        } catch (SQLException e) {
+            throw new IllegalStateException("the run log notice failed", e);
+        }
     }
 
     List<String> unfinished() {

@@ -74,6 +74,7 @@ public final class RunEngine implements AutoCloseable {
     private boolean closed;
     private java.util.concurrent.ScheduledExecutorService sweeper;
     private final NodeLease lease;
+    private final RunWakeups wakeups;
 
     private RunEngine(Store store, RunSettings settings, Clock clock, Node node) {
         this.store = store;
@@ -82,6 +83,7 @@ public final class RunEngine implements AutoCloseable {
         this.log = new EventLog(store, json, settings.writeBatch(), settings.writeLinger());
         this.setsid = findSetsid();
         this.lease = new NodeLease(store, node, clock);
+        this.wakeups = new RunWakeups(store);
     }
 
     /**
@@ -131,6 +133,7 @@ public final class RunEngine implements AutoCloseable {
         engine.lease.register();
         engine.recover();
         engine.log.start();
+        engine.wakeups.start();
         engine.lease.start(engine::afterBeat);
         return engine;
     }
@@ -660,6 +663,7 @@ public final class RunEngine implements AutoCloseable {
         }
         log.close();
         lease.close();
+        wakeups.close();
     }
 
     // ---- for the package: RunProcess and RunCursor ----
@@ -674,6 +678,15 @@ public final class RunEngine implements AutoCloseable {
 
     Clock clock() {
         return clock;
+    }
+
+    RunWakeups wakeups() {
+        return wakeups;
+    }
+
+    /** Whether this node listens for other nodes' run notices (PostgreSQL; for diagnostics and tests). */
+    public boolean listeningToOtherNodes() {
+        return wakeups.listening();
     }
 
     ProcessTree tree() {

@@ -77,10 +77,13 @@ public final class Store implements AutoCloseable {
     /** PostgreSQL's pool, or null on SQLite. */
     private final HikariDataSource pool;
     private final ReentrantLock writeLock = new ReentrantLock();
+    /** The unpooled data source (a dedicated connection for LISTEN). */
+    private final DataSource rawSource;
 
     private Store(Dialect dialect, String url, DataSource dataSource) {
         this.dialect = dialect;
         this.url = url;
+        this.rawSource = dataSource;
         if (dialect == Dialect.POSTGRESQL) {
             HikariConfig config = new HikariConfig();
             config.setDataSource(dataSource);
@@ -199,6 +202,17 @@ public final class Store implements AutoCloseable {
 
     public Dialect dialect() {
         return dialect;
+    }
+
+    /**
+     * PostgreSQL: a new connection outside the pool, held by its caller for as long as it likes (a {@code LISTEN}
+     * that waits for notices); the caller closes it.
+     */
+    public java.sql.Connection dedicatedConnection() throws SQLException {
+        if (dialect != Dialect.POSTGRESQL) {
+            throw new IllegalStateException("dedicated connections are for PostgreSQL");
+        }
+        return rawSource.getConnection();
     }
 
     /**

@@ -95,6 +95,49 @@ class PostgresNodesTest {
         assertEquals(0, b.sweepLost());
     }
 
+    /**
+     * A follower on node B of a run executed by node A gets each entry at A's commit through LISTEN/NOTIFY: B's poll
+     * interval is 5 s here, so polling could not deliver within the bound checked.
+     */
+    @Test
+    void aFollowerOnAnotherNodeIsWokenAtTheCommitNotByPolling() throws Exception {
+        RunFixtures fx = new RunFixtures(tmp);
+        RunEngine a = engine(store(), "node_a");
+        Store sb = store();
+        RunEngine b = RunEngine.open(sb, AbstractRunStoreTest.settings().withPollInterval(Duration.ofSeconds(5)),
+                Clock.systemUTC(), new RunEngine.Node("node_b", "test-host"));
+        open.add(b);
+        long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
+        while (!b.listeningToOtherNodes() && System.nanoTime() < deadline) {
+            Thread.sleep(20);
+        }
+        assertTrue(b.listeningToOtherNodes(), "B listens");
+        RunHandle run = a.start(RunFixtures.request(fx.claude("AW_FAKE_EVENTS", "30", "AW_FAKE_DELAY_MS", "150")));
+        List<Long> latencies = new ArrayList<>();
+        List<RunEntry> got = new ArrayList<>();
+        try (RunCursor c = b.follow(run.id(), 0)) {
+            for (java.util.Optional<RunEntry> e = c.poll(Duration.ofSeconds(60)); e.isPresent();
+                 e = c.poll(Duration.ofSeconds(60))) {
+                latencies.add(System.currentTimeMillis() - e.get().at().toEpochMilli());
+                got.add(e.get());
+            }
+            assertTrue(c.finished(), "the follower on B saw the end");
+        }
+        for (int i = 0; i < got.size(); i++) {
+            assertEquals(i + 1, got.get(i).seq(), "every entry once, in order");
+        }
+        assertTrue(got.size() > 30, "the whole log: " + got.size());
+        List<Long> sorted = latencies.stream().sorted().toList();
+        long median = sorted.get(sorted.size() / 2);
+        long p90 = sorted.get(sorted.size() * 9 / 10);
+        System.out.println("PostgresNodesTest: follower on another node, latency from the line to the reader: median "
+                + median + " ms, p90 " + p90 + " ms, max " + sorted.getLast() + " ms over " + sorted.size()
+                + " entries");
+        // polling every 5 s would put the median near 2.5 s
+        assertTrue(median < 100, "median " + median + " ms: " + sorted);
+        assertTrue(p90 < 1000, "p90 " + p90 + " ms: " + sorted);
+    }
+
     @Test
     void aDeadNodesUnfinishedRunsAreSettledOnceWithTheReason() throws Exception {
         Store s = store();
