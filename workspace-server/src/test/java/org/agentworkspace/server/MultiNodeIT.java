@@ -128,8 +128,10 @@ class MultiNodeIT {
                 "--port", "0", "--data-dir", data.toString(), "--db-url", dbUrl,
                 "--project-roots", tmp.toString(), "--history-index", "false",
                 "--cli-path", bin.toString(),
-                // claude prints the digest of the key it got; qwen thinks for ten minutes (a long run)
-                "--provider-env", "claude:AW_FAKE_ECHO_DIGEST=ANTHROPIC_API_KEY,qwen:AW_FAKE_SILENCE_MS=600000");
+                // claude prints the digest of the key it got; qwen thinks for ten minutes (a long run); codex streams
+                // 40 events 150 ms apart
+                "--provider-env", "claude:AW_FAKE_ECHO_DIGEST=ANTHROPIC_API_KEY,qwen:AW_FAKE_SILENCE_MS=600000,"
+                        + "codex:AW_FAKE_EVENTS=40,codex:AW_FAKE_DELAY_MS=150");
         ProcessBuilder pb = new ProcessBuilder(cmd).redirectErrorStream(true);
         pb.environment().put("HOME", Files.createDirectories(data.resolveSibling(data.getFileName() + "-home"))
                 .toString());
@@ -265,7 +267,7 @@ class MultiNodeIT {
     @Test
     void twoNodesShareIdentityAndOwnershipAndADeadNodesRunIsSettled() throws Exception {
         createDatabase();
-        Path bin = FakeClis.install(tmp.resolve("bin"), List.of("claude", "qwen"));
+        Path bin = FakeClis.install(tmp.resolve("bin"), List.of("claude", "qwen", "codex"));
         Path project = Files.createDirectories(tmp.resolve("project"));
         // node A's data folder is an existing installation's: its own signing secret and sealing key
         Path dataA = Files.createDirectories(tmp.resolve("node-a"));
@@ -326,6 +328,62 @@ class MultiNodeIT {
         JsonNode done = awaitStatus(b, token, keyRun, Duration.ofSeconds(90), "completed", "failed", "cancelled",
                 "timed_out");
         assertTrue(done.toString().contains(sha(PROVIDER_KEY)), "the run on B got the key saved on A: " + done);
+
+        // live events across nodes: a run on A followed on A, then resumed on B with Last-Event-ID; B's frames come
+        // at A's commits (LISTEN/NOTIFY), not at B's poll interval (500 ms); no frame lost or repeated
+        String streamed = ok(call(a, "POST", "/api/automation/run", "{\"prompt\":\"Say hello\",\"agentType\":"
+                + "\"codex\",\"projectPath\":\"" + project + "\"}", "Authorization", bearer(token)), 202).path("id")
+                .asText();
+        String eventsPath = "/api/automation/runs/" + streamed + "/events";
+        List<String> onA = new ArrayList<>();
+        String lastId;
+        try (SseClient sa = SseClient.open(http, URI.create("http://127.0.0.1:" + a.port + eventsPath),
+                "Authorization", bearer(token))) {
+            assertEquals(200, sa.status);
+            int events = 0;
+            SseClient.Event e = null;
+            while (events < 5 && (e = sa.next()) != null) {
+                onA.add(e.id() + " " + e.name());
+                events += e.name().equals("event") ? 1 : 0;
+            }
+            assertEquals(5, events, "five events on A first: " + onA);
+            lastId = e.id();
+        }
+        List<String> onB = new ArrayList<>();
+        List<Long> latencies = new ArrayList<>();
+        try (SseClient sb = SseClient.open(http, URI.create("http://127.0.0.1:" + b.port + eventsPath),
+                "Authorization", bearer(token), "Last-Event-ID", lastId)) {
+            assertEquals(200, sb.status);
+            long opened = System.currentTimeMillis();
+            for (SseClient.Event e = sb.next(); e != null; e = sb.next()) {
+                long now = System.currentTimeMillis();
+                onB.add(e.id() + " " + e.name());
+                JsonNode data = TestServer.JSON.readTree(e.data());
+                if (data.hasNonNull("at") && e.name().equals("event")) {
+                    long at = java.time.Instant.parse(data.path("at").asText()).toEpochMilli();
+                    if (at > opened) {
+                        latencies.add(now - at);
+                    }
+                }
+            }
+        }
+        List<String> full = new ArrayList<>();
+        try (SseClient whole = SseClient.open(http, URI.create("http://127.0.0.1:" + b.port + eventsPath),
+                "Authorization", bearer(token))) {
+            for (SseClient.Event e = whole.next(); e != null; e = whole.next()) {
+                full.add(e.id() + " " + e.name());
+            }
+        }
+        List<String> joined = new ArrayList<>(onA);
+        joined.addAll(onB);
+        assertEquals(full, joined, "A's part and B's resumed part are the whole stream, once");
+        assertTrue(full.getLast().endsWith(" done"), full.toString());
+        List<Long> sorted = latencies.stream().sorted().toList();
+        assertTrue(sorted.size() >= 10, "live frames on B: " + sorted);
+        long median = sorted.get(sorted.size() / 2);
+        System.out.println("MultiNodeIT: SSE on node B of a run on node A, from the line to the client: median "
+                + median + " ms, max " + sorted.getLast() + " ms over " + sorted.size() + " frames");
+        assertTrue(median < 100, "median " + median + " ms: " + sorted);
 
         // ownership: A's run outlives B's start and B's sweeps for longer than the lease (30 s)
         while (System.nanoTime() - liveSince < Duration.ofSeconds(40).toNanos()) {
