@@ -213,7 +213,13 @@ public final class WorkspaceEngine implements AutoCloseable {
                     java.nio.file.Files.deleteIfExists(tmp);
                 }
             }
-            return new RunEngine.Node(java.nio.file.Files.readString(file).strip(), RunEngine.Node.localHost());
+            String id = java.nio.file.Files.readString(file).strip();
+            try {
+                return new RunEngine.Node(id, RunEngine.Node.localHost());
+            } catch (IllegalArgumentException e) {
+                throw new IllegalStateException(file + " does not hold a node id (" + e.getMessage() + "); remove it "
+                        + "to get a new one", e);
+            }
         } catch (IOException e) {
             throw new UncheckedIOException("cannot read or create " + file, e);
         }

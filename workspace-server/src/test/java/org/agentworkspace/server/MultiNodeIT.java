@@ -160,7 +160,23 @@ class MultiNodeIT {
             port.completeExceptionally(new AssertionError("the server exited before listening: " + early));
         });
         // start-up on a loaded machine: the JVM, migrations and the engine's parts
-        Node n = new Node(p, port.get(120, TimeUnit.SECONDS));
+        int listening;
+        try {
+            listening = port.get(120, TimeUnit.SECONDS);
+        } catch (java.util.concurrent.TimeoutException e) {
+            // what the node was doing: its threads and its output
+            Process jcmd = new ProcessBuilder(Path.of(System.getProperty("java.home"), "bin", "jcmd").toString(),
+                    String.valueOf(p.pid()), "Thread.print").redirectErrorStream(true).start();
+            String threads = new String(jcmd.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+            p.destroyForcibly();
+            String out;
+            synchronized (early) {
+                out = early.toString();
+            }
+            throw new AssertionError("node on " + data + " not listening after 120 s; output:\n" + out
+                    + "\nthreads:\n" + threads, e);
+        }
+        Node n = new Node(p, listening);
         synchronized (early) {
             n.log.append(early);
             made[0] = n;

@@ -116,7 +116,9 @@ public final class RunEngine implements AutoCloseable {
     /**
      * Opens the engine on a store: recovers runs a previous process left unfinished, then accepts runs. Programs
      * outside this module get their engine from {@code WorkspaceEngine.open(config).runs()} (the store package is
-     * not exported); {@code EngineConfig.withRuns} sets its settings.
+     * not exported); {@code EngineConfig.withRuns} sets its settings. The engine is a node of its own
+     * ({@link Node#ephemeral()}): on PostgreSQL, runs an earlier process left unfinished are settled by the lease
+     * ({@code node_lost} after 30 s), not at this open; {@code WorkspaceEngine} keeps its node id in the data folder.
      */
     public static RunEngine open(Store store, RunSettings settings, Clock clock) {
         return open(store, settings, clock, Node.ephemeral());
