@@ -140,7 +140,8 @@ class MultiNodeIT {
         CompletableFuture<Integer> port = new CompletableFuture<>();
         Node[] made = new Node[1];
         StringBuilder early = new StringBuilder();
-        Thread.ofVirtual().start(() -> {
+        // a platform thread: the blocking pipe read never waits for a carrier of the virtual-thread scheduler
+        Thread.ofPlatform().daemon().name("node-output").start(() -> {
             try (BufferedReader r = new BufferedReader(new InputStreamReader(p.getInputStream(),
                     StandardCharsets.UTF_8))) {
                 String line;
@@ -161,8 +162,11 @@ class MultiNodeIT {
         });
         // start-up on a loaded machine: the JVM, migrations and the engine's parts
         int listening;
+        long t0 = System.nanoTime();
         try {
             listening = port.get(120, TimeUnit.SECONDS);
+            System.out.println("MultiNodeIT: node on " + data.getFileName() + " listening after "
+                    + Duration.ofNanos(System.nanoTime() - t0).toMillis() + " ms");
         } catch (java.util.concurrent.TimeoutException e) {
             // what the node was doing: its threads and its output
             Process jcmd = new ProcessBuilder(Path.of(System.getProperty("java.home"), "bin", "jcmd").toString(),
