@@ -295,6 +295,14 @@ public final class WorkspaceEngine implements AutoCloseable {
         return signingSecret.clone();
     }
 
+    /**
+     * Whether this node's heartbeat worker is fine (always on SQLite, where none runs): false once it gave up after
+     * repeated failures, for the server's watchdog (docs/scale-out.md).
+     */
+    public boolean nodeHeartbeatHealthy() {
+        return runs.heartbeatHealthy();
+    }
+
     /** Registered project folders, and confined access to their files and git. */
     public ProjectRegistry projects() {
         return projects;

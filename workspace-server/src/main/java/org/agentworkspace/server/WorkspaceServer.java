@@ -448,7 +448,7 @@ public final class WorkspaceServer implements AutoCloseable {
                 () -> engine.tasks().schedulerHealthy(),
                 "the connection gate's sweeper", gate::sweeping,
                 "the node heartbeat (restarted after errors, until it gave up)",
-                () -> engine.runs().heartbeatHealthy());
+                engine::nodeHeartbeatHealthy);
     }
 
     /** The connection gate (caps and the request-head deadline). */
