@@ -434,7 +434,7 @@ final class EventLog implements AutoCloseable {
     }
 
     /** Ids of runs the store still has queued or running. */
-    /** The unfinished runs of node {@code nodeId}, and those stored before runs had a node (V019). */
+    /** The unfinished runs of node {@code nodeId}, and those stored before runs had a node (V020). */
     List<String> unfinishedOf(String nodeId) {
         return store.read(h -> h.createQuery("SELECT id FROM runs WHERE status IN ('queued', 'running') "
                         + "AND (node_id = :node OR node_id IS NULL) ORDER BY id")

@@ -96,7 +96,7 @@ final class NodeLease implements AutoCloseable {
 
     /**
      * The unfinished runs whose node is not this one and has no heartbeat within the lease (or no row at all), with
-     * that node's id. Runs without a node (stored before V019) are not included: the starting node recovers those.
+     * that node's id. Runs without a node (stored before V020) are not included: the starting node recovers those.
      */
     List<String[]> lostRuns() {
         return store.read(h -> withNow(h.createQuery("SELECT r.id, r.node_id FROM runs r WHERE r.status IN ('queued', "

@@ -205,7 +205,7 @@ public final class RunEngine implements AutoCloseable {
             }
             sweepLost();
         }
-        // one node (SQLite): every unfinished run was this engine's; several: only this node's and pre-V019 ones
+        // one node (SQLite): every unfinished run was this engine's; several: only this node's and pre-V020 ones
         List<String> ids = lease.shared() ? log.unfinishedOf(lease.id()) : log.unfinished();
         if (ids.isEmpty()) {
             return;
