@@ -17,6 +17,7 @@ import org.agentworkspace.core.providers.ProviderCredentialStore;
 import org.agentworkspace.core.providers.ProviderManagement;
 import org.agentworkspace.core.secrets.GitTokens;
 import org.agentworkspace.core.secrets.SecretBox;
+import org.agentworkspace.core.secrets.SharedKeys;
 import org.agentworkspace.core.secrets.UserSecrets;
 import org.agentworkspace.core.settings.UserSettings;
 import org.agentworkspace.core.tasks.Tasks;
@@ -32,6 +33,7 @@ import org.agentworkspace.core.store.Store;
  */
 public final class WorkspaceEngine implements AutoCloseable {
     private static final int SIGNING_SECRET_BYTES = 32;
+    private static final String SIGNING_SECRET_FILE = "jwt-secret";
 
     private final EngineConfig config;
     private final Store store;
@@ -94,7 +96,7 @@ public final class WorkspaceEngine implements AutoCloseable {
                     name -> Path.of(projects.get(name).path()), config.clock(),
                     ProviderManagement.Settings.fromEnvironment(environment, catalog.ids()));
             long t3 = System.nanoTime();
-            this.runs = RunEngine.open(store, config.runs(), config.clock());
+            this.runs = RunEngine.open(store, config.runs(), config.clock(), node(config.dataDir()));
             runs.retain(config.runRetention());
             // a deleted account's queued and running runs are cancelled at once (docs/auth.md)
             auth.accounts().watch().onDeleted(runs::cancelOwnedBy);
@@ -189,6 +191,41 @@ public final class WorkspaceEngine implements AutoCloseable {
         return org.agentworkspace.core.projects.ProjectRoots.create(roots, paths.home(), config.dataDir(), cli);
     }
 
+    /** The file in the data directory that keeps this node's id, so a restarted server is the same node. */
+    static final String NODE_ID_FILE = "node-id";
+
+    /**
+     * This data directory's node: its id from {@code node-id} (created on first start: {@code node_} and 20 random
+     * characters, written to a temporary file and renamed), and this machine's host name.
+     */
+    static RunEngine.Node node(Path dataDir) {
+        Path file = dataDir.resolve(NODE_ID_FILE);
+        try {
+            if (!java.nio.file.Files.exists(file)) {
+                String fresh = RunEngine.Node.ephemeral().id();
+                Path tmp = dataDir.resolve(NODE_ID_FILE + ".tmp-" + ProcessHandle.current().pid());
+                java.nio.file.Files.writeString(tmp, fresh + "\n");
+                try {
+                    // a link never replaces an existing file: if another process won the race, its id stays
+                    java.nio.file.Files.createLink(file, tmp);
+                } catch (java.nio.file.FileAlreadyExistsException e) {
+                    // keep the other one
+                } finally {
+                    java.nio.file.Files.deleteIfExists(tmp);
+                }
+            }
+            String id = java.nio.file.Files.readString(file).strip();
+            try {
+                return new RunEngine.Node(id, RunEngine.Node.localHost());
+            } catch (IllegalArgumentException e) {
+                throw new IllegalStateException(file + " does not hold a node id (" + e.getMessage() + "); remove it "
+                        + "to get a new one", e);
+            }
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot read or create " + file, e);
+        }
+    }
+
     private static long ms(long nanos) {
         return nanos / 1_000_000;
     }
@@ -210,15 +247,28 @@ public final class WorkspaceEngine implements AutoCloseable {
     public static WorkspaceEngine open(EngineConfig config, Map<String, String> environment) {
         try {
             SecureFiles.ensurePrivateDirectory(config.dataDir());
-            byte[] secret = SecureFiles.loadOrCreateSecret(config.dataDir().resolve("jwt-secret"),
-                    SIGNING_SECRET_BYTES);
-            SecretBox box = SecretBox.open(config.dataDir());
             String url = config.jdbcUrl() != null ? config.jdbcUrl() : Store.sqliteUrl(config.dataDir());
             if (url.startsWith("jdbc:sqlite:")) {
                 // once per JVM: the driver's native library from native/ instead of a fresh copy in the temp dir
                 SqliteNative.prepare(config.dataDir().resolve("native"));
+                byte[] secret = SecureFiles.loadOrCreateSecret(config.dataDir().resolve(SIGNING_SECRET_FILE),
+                        SIGNING_SECRET_BYTES);
+                SecretBox box = SecretBox.open(config.dataDir());
+                return new WorkspaceEngine(config, Store.open(url), secret, box, Map.copyOf(environment));
             }
-            return new WorkspaceEngine(config, Store.open(url), secret, box, Map.copyOf(environment));
+            // a shared store (PostgreSQL): several nodes may serve it, so the signing secret and the sealing key come
+            // from the store, seeded once from the first node's files (docs/scale-out.md "Identity")
+            Store store = Store.open(url);
+            try {
+                byte[] secret = SharedKeys.loadOrCreate(store, SIGNING_SECRET_FILE,
+                        config.dataDir().resolve(SIGNING_SECRET_FILE), SIGNING_SECRET_BYTES, config.clock());
+                SecretBox box = SecretBox.withKey(SharedKeys.loadOrCreate(store, SecretBox.KEY_FILE,
+                        config.dataDir().resolve(SecretBox.KEY_FILE), SecretBox.KEY_BYTES, config.clock()));
+                return new WorkspaceEngine(config, store, secret, box, Map.copyOf(environment));
+            } catch (IOException | RuntimeException e) {
+                store.close();
+                throw e;
+            }
         } catch (IOException e) {
             throw new UncheckedIOException("cannot prepare the data directory", e);
         }
@@ -238,9 +288,20 @@ public final class WorkspaceEngine implements AutoCloseable {
         return runs;
     }
 
-    /** The 256-bit secret that signs session tokens (generated on first start, kept in {@code jwt-secret}). */
+    /**
+     * The 256-bit secret that signs session tokens: on SQLite generated on first start and kept in {@code jwt-secret};
+     * on PostgreSQL the store's shared one, so every node verifies every node's tokens (docs/scale-out.md).
+     */
     public byte[] signingSecret() {
         return signingSecret.clone();
+    }
+
+    /**
+     * Whether this node's heartbeat worker is fine (always on SQLite, where none runs): false once it gave up after
+     * repeated failures, for the server's watchdog (docs/scale-out.md).
+     */
+    public boolean nodeHeartbeatHealthy() {
+        return runs.heartbeatHealthy();
     }
 
     /** Registered project folders, and confined access to their files and git. */
@@ -248,7 +309,7 @@ public final class WorkspaceEngine implements AutoCloseable {
         return projects;
     }
 
-    /** Seals secrets for storage with the data directory's key ({@code secret.key}). */
+    /** Seals secrets for storage with the data directory's key ({@code secret.key}), on PostgreSQL the store's. */
     public SecretBox secretBox() {
         return secretBox;
     }

@@ -447,7 +447,9 @@ public final class WorkspaceServer implements AutoCloseable {
     public Map<String, java.util.function.BooleanSupplier> vitalThreads() {
         return Map.of("the task scheduler (restarted after errors, until it gave up)",
                 () -> engine.tasks().schedulerHealthy(),
-                "the connection gate's sweeper", gate::sweeping);
+                "the connection gate's sweeper", gate::sweeping,
+                "the node heartbeat (restarted after errors, until it gave up)",
+                engine::nodeHeartbeatHealthy);
     }
 
     /** The connection gate (caps and the request-head deadline). */

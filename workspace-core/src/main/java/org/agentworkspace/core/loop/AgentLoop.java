@@ -48,7 +48,9 @@ public final class AgentLoop {
                                    HistoryIndex history, ProjectRegistry projects, Optional<VcsFactory> git) {
         AgentLoop loop = new AgentLoop(store, clock, runs, installs, history, projects, git);
         runs.observe(loop.reviews);
-        Thread.ofVirtual().name("aw-review-recover").start(loop.reviews::recover);
+        // this node's cut-off runs were settled by the run engine's open; a run still unfinished is another node's
+        Thread.ofVirtual().name("aw-review-recover").start(() -> loop.reviews.recover(
+                id -> runs.find(id).map(r -> !r.status().terminal()).orElse(false)));
         return loop;
     }
 

@@ -109,8 +109,18 @@ public final class ReviewQueue implements RunObserver {
 
     /** Finishes the items a previous process left recording (runs cut off by a restart). */
     public void recover() {
+        recover(runId -> false);
+    }
+
+    /**
+     * Finishes the items left recording whose run is no longer unfinished: with several nodes on one store, an item
+     * whose run another node is still executing is that node's to finish when the run ends (docs/scale-out.md).
+     */
+    public void recover(Predicate<String> unfinished) {
         for (ReviewItem i : query("WHERE status = 'recording'", null)) {
-            finish(i, "failed");
+            if (!unfinished.test(i.id())) {
+                finish(i, "failed");
+            }
         }
     }
 

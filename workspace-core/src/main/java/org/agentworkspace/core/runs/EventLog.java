@@ -143,7 +143,8 @@ final class EventLog implements AutoCloseable {
                 return true;
             } catch (RuntimeException e) {
                 if (Store.isUniqueViolation(e)) {
-                    // Permanent: another engine wrote into this run (one engine per store is the rule). Write what
+                    // Permanent: another engine wrote into this run (a node settled it as lost while this one was cut off
+                    // from the store: docs/scale-out.md). Write what
                     // can be written, entry by entry, so one broken run does not stop every other run's log.
                     writeOneByOne(batch);
                     return true;
@@ -202,6 +203,16 @@ final class EventLog implements AutoCloseable {
             if (p.change() != null) {
                 updateRow(h, p.entry().runId(), p.change());
             }
+        }
+        // readers of these runs on other nodes are woken at commit (PostgreSQL; docs/scale-out.md)
+        try {
+            List<String> ids = new ArrayList<>(batch.size());
+            for (Pending p : batch) {
+                ids.add(p.entry().runId());
+            }
+            RunWakeups.notify(h.getConnection(), store.dialect(), ids);
+        } catch (SQLException e) {
+            throw new IllegalStateException("the run log notice failed", e);
         }
         // the outcome its events reported goes into the run row with them: one update per run and batch at most
         Map<ActiveRun, Boolean> changed = new LinkedHashMap<>();
@@ -317,7 +328,7 @@ final class EventLog implements AutoCloseable {
     private static void updateRow(Handle h, String runId, RowChange c) {
         h.createUpdate("UPDATE runs SET status = :status, started_at = COALESCE(:started, started_at), "
                         + "finished_at = COALESCE(:finished, finished_at), exit_code = COALESCE(:exit, exit_code), "
-                        + "reason = COALESCE(:reason, reason) WHERE id = :id")
+                        + "reason = COALESCE(:reason, reason) WHERE id = :id AND status IN ('queued', 'running')")
                 .bind("status", c.status().wireName())
                 .bind("started", c.startedAt() == null ? null : (Long) c.startedAt().toEpochMilli())
                 .bind("finished", c.finishedAt() == null ? null : (Long) c.finishedAt().toEpochMilli())
@@ -362,12 +373,12 @@ final class EventLog implements AutoCloseable {
      * Writes the run row, its first entry ({@code queued}) and {@code along}'s rows (null: none) in one
      * transaction, outside the batch writer.
      */
-    void insertRun(RunInfo info, RunOwner owner, RunEntry first, RunEngine.WithRun along) {
+    void insertRun(RunInfo info, RunOwner owner, String nodeId, RunEntry first, RunEngine.WithRun along) {
         store.write(h -> {
             h.createUpdate("INSERT INTO runs (id, provider, status, created_at, metadata, account_id, project, "
-                            + "task_id, origin, session_id, outcome_known) VALUES (:id, :provider, :status, :created, "
-                            + ":metadata, :account, :project, :task, :origin, :session, 1)")
-                    .bind("id", info.id()).bind("provider", info.provider()).bind("status", info.status().wireName())
+                            + "task_id, origin, session_id, outcome_known, node_id) VALUES (:id, :provider, :status, "
+                            + ":created, :metadata, :account, :project, :task, :origin, :session, 1, :node)")
+                    .bind("node", nodeId).bind("id", info.id()).bind("provider", info.provider()).bind("status", info.status().wireName())
                     .bind("created", info.createdAt().toEpochMilli()).bind("metadata", info.metadata())
                     .bind("account", owner.accountId()).bind("project", owner.project())
                     .bind("task", owner.taskId()).bind("origin", owner.origin()).bind("session", owner.sessionId())
@@ -395,6 +406,7 @@ final class EventLog implements AutoCloseable {
                     .bind("payload", payload).bind("at", at.toEpochMilli())
                     .execute();
             updateRow(h, runId, new RowChange(status, null, at, null, reason));
+            wakeReaders(h, runId);
             return null;
         });
     }
@@ -422,6 +434,58 @@ final class EventLog implements AutoCloseable {
     }
 
     /** Ids of runs the store still has queued or running. */
+    /** The unfinished runs of node {@code nodeId}, and those stored before runs had a node (V020). */
+    List<String> unfinishedOf(String nodeId) {
+        return store.read(h -> h.createQuery("SELECT id FROM runs WHERE status IN ('queued', 'running') "
+                        + "AND (node_id = :node OR node_id IS NULL) ORDER BY id")
+                .bind("node", nodeId).mapTo(String.class).list());
+    }
+
+    /** The runs of node {@code nodeId} that other nodes settled while it was gone (their processes may be alive). */
+    List<String> settledAsLost(String nodeId) {
+        return store.read(h -> h.createQuery("SELECT id FROM runs WHERE node_id = :node AND status = 'failed' "
+                        + "AND reason = :reason ORDER BY id")
+                .bind("node", nodeId).bind("reason", NodeLease.NODE_LOST).mapTo(String.class).list());
+    }
+
+    /**
+     * Settles an unfinished run of a dead node: in one transaction, marks it {@code failed} with reason
+     * {@link NodeLease#NODE_LOST} only if it is still unfinished, still that node's, and the node is still dead
+     * ({@code deadCondition} binds {@code :node} and {@code :lease}), then appends the terminal status. Two nodes
+     * sweeping at once: the row lock makes the second update find nothing.
+     *
+     * @return whether this call settled it
+     */
+    boolean settleLost(String runId, String nodeId, String payload, Instant at, NodeLease lease) {
+        return store.write(h -> {
+            int n = lease.withNow(h.createUpdate("UPDATE runs SET status = 'failed', finished_at = :at, reason = "
+                            + ":reason WHERE id = :id AND status IN ('queued', 'running') AND node_id = :node AND "
+                            + lease.deadCondition()))
+                    .bind("at", at.toEpochMilli()).bind("reason", NodeLease.NODE_LOST).bind("id", runId)
+                    .bind("node", nodeId).bind("lease", NodeLease.LEASE.toMillis()).execute();
+            if (n == 0) {
+                return false;
+            }
+            long seq = h.createQuery("SELECT COALESCE(MAX(seq), 0) FROM run_events WHERE run_id = :id")
+                    .bind("id", runId).mapTo(Long.class).one() + 1;
+            h.createUpdate("INSERT INTO run_events (run_id, seq, kind, payload, created_at) "
+                            + "VALUES (:run, :seq, :kind, :payload, :at)")
+                    .bind("run", runId).bind("seq", seq).bind("kind", EntryKind.STATUS.wireName())
+                    .bind("payload", payload).bind("at", at.toEpochMilli())
+                    .execute();
+            wakeReaders(h, runId);
+            return true;
+        });
+    }
+
+    private void wakeReaders(Handle h, String runId) {
+        try {
+            RunWakeups.notify(h.getConnection(), store.dialect(), List.of(runId));
+        } catch (SQLException e) {
+            throw new IllegalStateException("the run log notice failed", e);
+        }
+    }
+
     List<String> unfinished() {
         return store.read(h -> h.createQuery("SELECT id FROM runs WHERE status IN ('queued', 'running') ORDER BY id")
                 .mapTo(String.class).list());

@@ -71,6 +71,8 @@ public final class RunCursor implements JournalCursor<RunEntry> {
                 }
                 return Optional.of(e);
             }
+            // taken before the read: a notice that arrives between the read and the wait still wakes it
+            long notices = engine.wakeups().generation(runId);
             if (!finished && fill()) {
                 continue;
             }
@@ -86,7 +88,8 @@ public final class RunCursor implements JournalCursor<RunEntry> {
             if (run.isPresent()) {
                 run.get().awaitCommitted(lastSeq, wait);
             } else {
-                Thread.sleep(Math.max(1, wait / 1_000_000));
+                // another node's run (or an ended one): woken by that node's notice, else after the poll interval
+                engine.wakeups().await(runId, notices, wait);
             }
         }
     }

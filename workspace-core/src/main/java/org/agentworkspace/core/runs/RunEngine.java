@@ -37,11 +37,13 @@ import org.agentworkspace.core.store.Store;
  *       a reader that reconnects with the last number it saw gets every later entry exactly once, in order.</li>
  *   <li>{@link #cancel}, the inactivity and total timeouts, and {@link #close} kill the run's whole process tree and
  *       verify that nothing is left.</li>
- *   <li>{@link #open} marks runs a previous process left {@code queued} or {@code running} as {@code failed}
- *       ("server restarted") and kills processes still carrying their ids.</li>
+ *   <li>{@link #open} marks runs a previous process of this node left {@code queued} or {@code running} as
+ *       {@code failed} ("server restarted") and kills processes still carrying their ids.</li>
+ *   <li>Several engines (nodes) may share a PostgreSQL store: each run carries the node that executes it, each node
+ *       holds a lease with a heartbeat, and a node settles only the runs of nodes whose lease expired
+ *       ({@code failed}, reason {@code node_lost}); a live node's runs are never touched. On SQLite there is one
+ *       node. See docs/scale-out.md.</li>
  * </ul>
- *
- * One engine per store: recovery assumes that no other live engine owns runs in it. See docs/runs.md.
  */
 public final class RunEngine implements AutoCloseable {
     private static final System.Logger LOG = System.getLogger(RunEngine.class.getName());
@@ -71,30 +73,140 @@ public final class RunEngine implements AutoCloseable {
     private int running;
     private boolean closed;
     private java.util.concurrent.ScheduledExecutorService sweeper;
+    private final NodeLease lease;
+    private final RunWakeups wakeups;
 
-    private RunEngine(Store store, RunSettings settings, Clock clock) {
+    private RunEngine(Store store, RunSettings settings, Clock clock, Node node) {
         this.store = store;
         this.settings = settings;
         this.clock = clock;
         this.log = new EventLog(store, json, settings.writeBatch(), settings.writeLinger());
         this.setsid = findSetsid();
+        this.lease = new NodeLease(store, node, clock);
+        this.wakeups = new RunWakeups(store);
+    }
+
+    /**
+     * Who executes runs: a node's id (stable across its restarts, so a restarted node recognises its own runs) and
+     * its host name.
+     */
+    public record Node(String id, String host) {
+        public Node {
+            if (id == null || !id.matches("[A-Za-z0-9_.-]{1,64}")) {
+                throw new IllegalArgumentException("a node id is 1..64 letters, digits, '_', '.', '-'");
+            }
+            host = host == null || host.isBlank() ? "unknown" : host;
+        }
+
+        /** A node id of its own for this engine only (an embedder without a data directory, tests). */
+        public static Node ephemeral() {
+            return new Node("node_" + Long.toString(new SecureRandom().nextLong() & Long.MAX_VALUE, 36), localHost());
+        }
+
+        /** This machine's host name, "unknown" when it cannot be found. */
+        public static String localHost() {
+            try {
+                return java.net.InetAddress.getLocalHost().getHostName();
+            } catch (java.io.IOException | RuntimeException e) {
+                return System.getenv().getOrDefault("HOSTNAME", "unknown");
+            }
+        }
     }
 
     /**
      * Opens the engine on a store: recovers runs a previous process left unfinished, then accepts runs. Programs
      * outside this module get their engine from {@code WorkspaceEngine.open(config).runs()} (the store package is
-     * not exported); {@code EngineConfig.withRuns} sets its settings.
+     * not exported); {@code EngineConfig.withRuns} sets its settings. The engine is a node of its own
+     * ({@link Node#ephemeral()}): on PostgreSQL, runs an earlier process left unfinished are settled by the lease
+     * ({@code node_lost} after 30 s), not at this open; {@code WorkspaceEngine} keeps its node id in the data folder.
      */
     public static RunEngine open(Store store, RunSettings settings, Clock clock) {
+        return open(store, settings, clock, Node.ephemeral());
+    }
+
+    /**
+     * Opens the engine as node {@code node}: registers the node, recovers this node's runs a previous process left
+     * unfinished, settles runs of dead nodes (PostgreSQL), starts the heartbeat (PostgreSQL), then accepts runs.
+     */
+    public static RunEngine open(Store store, RunSettings settings, Clock clock, Node node) {
         RunEngine engine = new RunEngine(Objects.requireNonNull(store, "store"),
-                Objects.requireNonNull(settings, "settings"), Objects.requireNonNull(clock, "clock"));
+                Objects.requireNonNull(settings, "settings"), Objects.requireNonNull(clock, "clock"),
+                Objects.requireNonNull(node, "node"));
+        engine.lease.register();
         engine.recover();
         engine.log.start();
+        engine.wakeups.start();
+        engine.lease.start(engine::afterBeat);
         return engine;
     }
 
+    /** This engine's node id (the {@code node_id} of the runs it executes). */
+    public String nodeId() {
+        return lease.id();
+    }
+
+    /**
+     * Whether the node's heartbeat worker is fine (always on SQLite); false once it gave up after repeated failures,
+     * for the server's watchdog.
+     */
+    public boolean heartbeatHealthy() {
+        return lease.healthy();
+    }
+
+    /**
+     * After each heartbeat: settles the runs of dead nodes, and fences this node when its own heartbeat has not
+     * reached the store for half the lease (its runs are stopped before another node may settle them).
+     */
+    private void afterBeat() {
+        Duration since = lease.sinceLastBeat();
+        if (since.compareTo(NodeLease.LEASE.dividedBy(2)) > 0 && !active.isEmpty()) {
+            LOG.log(System.Logger.Level.ERROR, "this node's heartbeat has not reached the store for "
+                    + since.toSeconds() + " s; stopping its " + active.size() + " runs before other nodes settle them");
+            for (ActiveRun r : active.values()) {
+                r.requestStop(new ActiveRun.Stop(RunStatus.FAILED, NodeLease.NODE_LOST));
+            }
+        }
+        sweepLost();
+    }
+
+    /**
+     * Settles the unfinished runs of nodes whose lease expired ({@code failed}, reason {@code node_lost}); a no-op
+     * on SQLite. Called after every heartbeat.
+     *
+     * @return how many runs this call settled
+     */
+    int sweepLost() {
+        if (!lease.shared()) {
+            return 0;
+        }
+        int n = 0;
+        for (String[] lost : lease.lostRuns()) {
+            String runId = lost[0];
+            String nodeId = lost[1];
+            String host = lease.hostOf(nodeId);
+            String payload = json.object().put("status", RunStatus.FAILED.wireName())
+                    .put("reason", NodeLease.NODE_LOST).put("node", nodeId).put("host", host).toString();
+            if (log.settleLost(runId, nodeId, payload, clock.instant(), lease)) {
+                n++;
+                LOG.log(System.Logger.Level.WARNING, "run " + runId + " of node " + nodeId + " (" + host
+                        + ") marked failed: that node sent no heartbeat for " + NodeLease.LEASE.toSeconds() + " s");
+            }
+        }
+        return n;
+    }
+
     private void recover() {
-        List<String> ids = log.unfinished();
+        if (lease.shared()) {
+            // processes of this node's runs that other nodes settled while it was gone are still on this host
+            int reaped = tree.killOrphans(new HashSet<>(log.settledAsLost(lease.id())), RunProcess.KILL_DEADLINE);
+            if (reaped > 0) {
+                LOG.log(System.Logger.Level.INFO, "killed " + reaped + " leftover processes of this node's runs "
+                        + "that other nodes settled while it was gone");
+            }
+            sweepLost();
+        }
+        // one node (SQLite): every unfinished run was this engine's; several: only this node's and pre-V020 ones
+        List<String> ids = lease.shared() ? log.unfinishedOf(lease.id()) : log.unfinished();
         if (ids.isEmpty()) {
             return;
         }
@@ -164,7 +276,7 @@ public final class RunEngine implements AutoCloseable {
                     json.object().put("status", RunStatus.QUEUED.wireName()).toString(), now);
             // the owner is what the request names, never read back from its free metadata
             RunOwner owner = request.owner() != null ? request.owner() : RunOwner.NONE;
-            log.insertRun(info, owner, first, along);
+            log.insertRun(info, owner, lease.id(), first, along);
             ActiveRun run = new ActiveRun(id, request.withOwner(owner), 2, this::ended);
             active.put(id, run);
             run.committed(List.of(first), json);
@@ -571,6 +683,8 @@ public final class RunEngine implements AutoCloseable {
             }
         }
         log.close();
+        lease.close();
+        wakeups.close();
     }
 
     // ---- for the package: RunProcess and RunCursor ----
@@ -585,6 +699,15 @@ public final class RunEngine implements AutoCloseable {
 
     Clock clock() {
         return clock;
+    }
+
+    RunWakeups wakeups() {
+        return wakeups;
+    }
+
+    /** Whether this node listens for other nodes' run notices (PostgreSQL; for diagnostics and tests). */
+    public boolean listeningToOtherNodes() {
+        return wakeups.listening();
     }
 
     ProcessTree tree() {

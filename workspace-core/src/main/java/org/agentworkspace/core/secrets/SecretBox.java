@@ -39,7 +39,8 @@ public final class SecretBox {
     /** The key file's name in the data directory. */
     public static final String KEY_FILE = "secret.key";
     private static final String VERSION = "v1:";
-    private static final int KEY_BYTES = 32;
+    /** The key's length in bytes. */
+    public static final int KEY_BYTES = 32;
     private static final int NONCE_BYTES = 12;
     private static final int TAG_BITS = 128;
     /** Longest plaintext accepted, in UTF-8 bytes. */

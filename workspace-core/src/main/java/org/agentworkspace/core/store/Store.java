@@ -58,7 +58,7 @@ public final class Store implements AutoCloseable {
             "V011__login_failures.sql", "V012__notifications.sql", "V013__web_push.sql",
             "V014__agent_loop_review_commits.sql", "V015__agent_loop_checkpoints.sql",
             "V016__account_provider_credentials.sql", "V017__run_ownership.sql", "V018__run_worktrees.sql",
-            "V019__task_isolation_and_workflow_runs.sql");
+            "V019__task_isolation_and_workflow_runs.sql", "V020__nodes.sql");
     private static final Pattern MIGRATION_NAME = Pattern.compile("V(\\d{3,})__[a-z0-9_]+\\.sql");
     private static final long PG_MIGRATION_LOCK = 0x4157_5350L;
     /** Connections kept open between handles (more are opened when needed; see {@link IdleConnections}). */
@@ -77,10 +77,13 @@ public final class Store implements AutoCloseable {
     /** PostgreSQL's pool, or null on SQLite. */
     private final HikariDataSource pool;
     private final ReentrantLock writeLock = new ReentrantLock();
+    /** The unpooled data source (a dedicated connection for LISTEN). */
+    private final DataSource rawSource;
 
     private Store(Dialect dialect, String url, DataSource dataSource) {
         this.dialect = dialect;
         this.url = url;
+        this.rawSource = dataSource;
         if (dialect == Dialect.POSTGRESQL) {
             HikariConfig config = new HikariConfig();
             config.setDataSource(dataSource);
@@ -199,6 +202,17 @@ public final class Store implements AutoCloseable {
 
     public Dialect dialect() {
         return dialect;
+    }
+
+    /**
+     * PostgreSQL: a new connection outside the pool, held by its caller for as long as it likes (a {@code LISTEN}
+     * that waits for notices); the caller closes it.
+     */
+    public java.sql.Connection dedicatedConnection() throws SQLException {
+        if (dialect != Dialect.POSTGRESQL) {
+            throw new IllegalStateException("dedicated connections are for PostgreSQL");
+        }
+        return rawSource.getConnection();
     }
 
     /**
