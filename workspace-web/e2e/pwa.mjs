@@ -205,8 +205,9 @@ try {
   check(installability.installabilityErrors.length === 0, `installable: ${JSON.stringify(installability.installabilityErrors)}`);
 
   log('Web Push: turn it on in Settings → Notifications');
-  await page.getByRole('button', { name: 'Settings' }).click(); // opens on Providers
-  await page.getByRole('navigation', { name: 'Settings pages' }).getByRole('link', { name: 'Notifications' }).click();
+  await page.getByRole('button', { name: 'Settings' }).click();
+  // the gear opens the settings' first page (providers); notifications are a page of their own
+  await page.getByRole('navigation', { name: 'Settings pages' }).getByRole('link', { name: 'Notifications', exact: true }).click();
   await page.getByRole('button', { name: 'Turn on for this device' }).click();
   await page.getByText('This browser will get notifications.').waitFor();
   const serverKey = await page.evaluate(async () => (await (await fetch('/api/notifications/web-push/public-key')).json()).publicKey);
