@@ -216,6 +216,42 @@ try {
   check(texts[0] === expected, `the streamed text holds every delta once, in order: ${texts[0].slice(0, 200)}…`);
   await shot(page, 'desktop-08-after-reload');
 
+  log('a new chat whose turn ends as it moves to its session address is shown finished');
+  // #20: the new chat learns its session id from `session-created` and moves to /projects/P/sessions/ID, which mounts
+  // the session's view; frames arriving between the unmount and the mount were lost, so a quick turn never showed
+  // "Turn finished". Here the run's frames from `session-created` to `complete` are held and then delivered back to
+  // back, so the rest of the turn arrives while the route changes — every time, not only when the machine is slow.
+  let held = null;
+  let flushed = false;
+  await page.routeWebSocket(/\/ws\?/, (ws) => {
+    const server = ws.connectToServer();
+    ws.onMessage((m) => server.send(m));
+    server.onMessage((m) => {
+      let f = null;
+      try { f = JSON.parse(String(m)); } catch { /* not a frame: forwarded */ }
+      if (f && !flushed && f.type === 'session-created') held = [];
+      if (held) {
+        held.push(m);
+        if (f && f.type === 'complete') {
+          const all = held;
+          held = null;
+          flushed = true;
+          for (const x of all) ws.send(x);
+        }
+        return;
+      }
+      ws.send(m);
+    });
+  });
+  await page.reload(); // the page's socket is opened through the route
+  await newChat(page, 'codex', 'a quick turn', 'bypassPermissions');
+  await page.waitForURL(/\/sessions\/.*provider=codex/, { timeout: 60000 });
+  await page.getByText('Turn finished').waitFor({ timeout: 30000 });
+  check(flushed, 'the turn\'s frames were held and delivered around the navigation');
+  check(await page.getByText('The agent is working…').count() === 0, 'the turn is not shown as still running');
+  check(await page.locator('.msg-user').count() === 1, 'the prompt is shown once');
+  await shot(page, 'desktop-08b-quick-turn');
+
   log('an expired session goes back to login once, without a storm of requests');
   let unauthorized = 0;
   const count401 = (r) => { if (r.status() === 401) unauthorized++; };
