@@ -262,11 +262,16 @@ try {
   cdp.on('ServiceWorker.workerRegistrationUpdated', (e) => registrations.push(...e.registrations));
   await cdp.send('ServiceWorker.enable');
   const registrationId = await poll('the worker registration', () => registrations.find((r) => r.scopeURL === base + '/')?.registrationId);
+  // the worker's states and errors, reported if the notification does not come (this step failed now and then)
+  const workerLog = [];
+  cdp.on('ServiceWorker.workerVersionUpdated', (e) => workerLog.push(e.versions.map((v) => `v${v.versionId} ${v.runningStatus}/${v.status}`).join(',')));
+  cdp.on('ServiceWorker.workerErrorReported', (e) => workerLog.push(`error: ${e.errorMessage.errorMessage}`));
   await cdp.send('ServiceWorker.deliverPushMessage', { origin: base, registrationId, data: plaintext });
   // the worker may have been stopped while idle and started again for the push: ask the current one
   const worker = () => ctx.serviceWorkers().at(-1);
   const shown = await poll('the notification', () => worker().evaluate(async () => (await self.registration.getNotifications())
-    .map((n) => ({ title: n.title, body: n.body, url: n.data && n.data.url }))).then((l) => l.length && l), 15000);
+    .map((n) => ({ title: n.title, body: n.body, url: n.data && n.data.url }))).then((l) => l.length && l), 15000)
+    .catch((e) => { throw new Error(`${e.message}; workers ${ctx.serviceWorkers().length}; worker events: ${workerLog.join(' | ')}`); });
   check(shown.length === 1 && shown[0].title === note.title && shown[0].url === openUrl, `one notification opening the session under its provider: ${JSON.stringify(shown)}`);
 
   log('a click on the notification opens its session in the open window');
