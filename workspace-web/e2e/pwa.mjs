@@ -269,9 +269,18 @@ try {
   await cdp.send('ServiceWorker.deliverPushMessage', { origin: base, registrationId, data: plaintext });
   // the worker may have been stopped while idle and started again for the push: ask the current one
   const worker = () => ctx.serviceWorkers().at(-1);
-  const shown = await poll('the notification', () => worker().evaluate(async () => (await self.registration.getNotifications())
-    .map((n) => ({ title: n.title, body: n.body, url: n.data && n.data.url }))).then((l) => l.length && l), 15000)
-    .catch((e) => { throw new Error(`${e.message}; workers ${ctx.serviceWorkers().length}; worker events: ${workerLog.join(' | ')}`); });
+  const notes = () => worker().evaluate(async () => (await self.registration.getNotifications())
+    .map((n) => ({ title: n.title, body: n.body, url: n.data && n.data.url }))).then((l) => l.length && l);
+  // In three of seven runs on 2026-11-27 the first delivery showed nothing for 15 s, with the worker running and no
+  // error reported: the CDP delivery seems to be lost now and then (cause not found). It is delivered once more,
+  // said in the log; the notification carries the run id as its tag, so two deliveries still show one.
+  let shown = await poll('the notification', notes, 8000).catch(() => null);
+  if (!shown) {
+    console.log(`  (no notification 8 s after the push; delivered again. Worker events: ${workerLog.join(' | ') || 'none'})`);
+    await cdp.send('ServiceWorker.deliverPushMessage', { origin: base, registrationId, data: plaintext });
+    shown = await poll('the notification', notes, 15000)
+      .catch((e) => { throw new Error(`${e.message}; workers ${ctx.serviceWorkers().length}; worker events: ${workerLog.join(' | ')}`); });
+  }
   check(shown.length === 1 && shown[0].title === note.title && shown[0].url === openUrl, `one notification opening the session under its provider: ${JSON.stringify(shown)}`);
 
   log('a click on the notification opens its session in the open window');
