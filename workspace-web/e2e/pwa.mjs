@@ -271,7 +271,7 @@ try {
   const worker = () => ctx.serviceWorkers().at(-1);
   const notes = () => worker().evaluate(async () => (await self.registration.getNotifications())
     .map((n) => ({ title: n.title, body: n.body, url: n.data && n.data.url }))).then((l) => l.length && l);
-  // In three of seven runs on 2026-11-27 the first delivery showed nothing for 15 s, with the worker running and no
+  // In four of ten runs on 2026-11-27 the first delivery showed nothing for 15 s, with the worker running and no
   // error reported: the CDP delivery seems to be lost now and then (cause not found). It is delivered once more,
   // said in the log; the notification carries the run id as its tag, so two deliveries still show one.
   let shown = await poll('the notification', notes, 8000).catch(() => null);
