@@ -20,11 +20,34 @@ const browser = await chromium.launch({
   executablePath: process.env.AW_CHROMIUM ?? '/usr/bin/chromium',
   args: ['--no-sandbox', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'],
 });
-const ctx = await browser.newContext({ viewport: { width: 1280, height: 800 } });
+const ctx = await browser.newContext({ viewport: { width: 1280, height: 800 }, ...(process.env.AW_BENCH_DIST ? { serviceWorkers: 'block' } : {}) });
+// AW_BENCH_DIST=dir: the page's own files from that build (the API still from the server), as in bench-start.mjs
+if (process.env.AW_BENCH_DIST) {
+  const d = process.env.AW_BENCH_DIST;
+  const types = { '.js': 'text/javascript', '.css': 'text/css', '.html': 'text/html' };
+  await ctx.route((url) => url.origin === new URL(base).origin && (url.pathname.startsWith('/assets/') || !/^\/(api|ws|shell)\b|\.[a-z]+$/.test(url.pathname)), (route) => {
+    const p = new URL(route.request().url()).pathname;
+    const file = path.join(d, p.startsWith('/assets/') ? p : 'index.html');
+    return route.fulfill({ status: 200, body: readFileSync(file), headers: { 'content-type': types[path.extname(file)] ?? 'application/octet-stream' } });
+  });
+}
 const page = await ctx.newPage();
 await page.addInitScript(() => {
   window.__longTasks = [];
+  window.__longFrames = [];
   new PerformanceObserver((l) => l.getEntries().forEach((e) => window.__longTasks.push(Math.round(e.duration)))).observe({ type: 'longtask', buffered: true });
+  // what a long task was made of: long animation frames with their scripts (as in bench.mjs)
+  try {
+    new PerformanceObserver((l) => l.getEntries().forEach((e) => {
+      if (e.duration <= 50) return;
+      window.__longFrames.push({
+        ms: Math.round(e.duration), blockingMs: Math.round(e.blockingDuration),
+        renderMs: Math.round(e.renderStart ? e.startTime + e.duration - e.renderStart : 0),
+        styleLayoutMs: Math.round(e.styleAndLayoutStart ? e.startTime + e.duration - e.styleAndLayoutStart : 0),
+        scripts: e.scripts.map((s) => ({ invoker: s.invoker, fn: s.sourceFunctionName, src: (s.sourceURL || '').replace(/^.*\//, '') + ':' + s.sourceCharPosition, ms: Math.round(s.duration), forcedLayoutMs: Math.round(s.forcedStyleAndLayoutDuration) })),
+      });
+    })).observe({ type: 'long-animation-frame', buffered: true });
+  } catch { /* not supported */ }
 });
 await page.goto(base + '/');
 await page.waitForSelector('h1');
@@ -52,7 +75,7 @@ out.diff2000ApiMs = await page.evaluate(async (n) => {
   const d = await (await fetch(`/api/git/diff?project=${encodeURIComponent(n)}`)).json();
   return [Math.round(performance.now() - t0), d.diff.length, d.truncated === true];
 }, name);
-await page.evaluate(() => { window.__longTasks = []; });
+await page.evaluate(() => { window.__longTasks = []; window.__longFrames = []; });
 let t = Date.now();
 await git.getByRole('button', { name: 'All changes' }).click();
 await git.getByText(/^2000 files changed/).waitFor({ timeout: 60000 });
@@ -60,6 +83,7 @@ out.diff2000FirstBlocksMs = Date.now() - t;
 await page.waitForFunction(() => document.querySelectorAll('.dv-file').length >= 2000, null, { timeout: 120000 });
 out.diff2000AllBlocksMs = Date.now() - t;
 out.diff2000LongTasksMs = await page.evaluate(() => window.__longTasks.slice().sort((a, b) => b - a).slice(0, 5));
+out.diff2000LongFrames = await page.evaluate(() => window.__longFrames.slice().sort((a, b) => b.ms - a.ms).slice(0, 6));
 t = Date.now();
 await page.evaluate(() => document.querySelector('.git-diff').scrollIntoView());
 await git.locator('.ws-scroll').evaluate((el) => { el.scrollTop = el.scrollHeight; });

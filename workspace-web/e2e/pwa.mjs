@@ -205,8 +205,9 @@ try {
   check(installability.installabilityErrors.length === 0, `installable: ${JSON.stringify(installability.installabilityErrors)}`);
 
   log('Web Push: turn it on in Settings → Notifications');
-  await page.getByRole('button', { name: 'Settings' }).click(); // opens on Providers
-  await page.getByRole('navigation', { name: 'Settings pages' }).getByRole('link', { name: 'Notifications' }).click();
+  await page.getByRole('button', { name: 'Settings' }).click();
+  // the gear opens the settings' first page (providers); notifications are a page of their own
+  await page.getByRole('navigation', { name: 'Settings pages' }).getByRole('link', { name: 'Notifications', exact: true }).click();
   await page.getByRole('button', { name: 'Turn on for this device' }).click();
   await page.getByText('This browser will get notifications.').waitFor();
   const serverKey = await page.evaluate(async () => (await (await fetch('/api/notifications/web-push/public-key')).json()).publicKey);
@@ -261,11 +262,25 @@ try {
   cdp.on('ServiceWorker.workerRegistrationUpdated', (e) => registrations.push(...e.registrations));
   await cdp.send('ServiceWorker.enable');
   const registrationId = await poll('the worker registration', () => registrations.find((r) => r.scopeURL === base + '/')?.registrationId);
+  // the worker's states and errors, reported if the notification does not come (this step failed now and then)
+  const workerLog = [];
+  cdp.on('ServiceWorker.workerVersionUpdated', (e) => workerLog.push(e.versions.map((v) => `v${v.versionId} ${v.runningStatus}/${v.status}`).join(',')));
+  cdp.on('ServiceWorker.workerErrorReported', (e) => workerLog.push(`error: ${e.errorMessage.errorMessage}`));
   await cdp.send('ServiceWorker.deliverPushMessage', { origin: base, registrationId, data: plaintext });
   // the worker may have been stopped while idle and started again for the push: ask the current one
   const worker = () => ctx.serviceWorkers().at(-1);
-  const shown = await poll('the notification', () => worker().evaluate(async () => (await self.registration.getNotifications())
-    .map((n) => ({ title: n.title, body: n.body, url: n.data && n.data.url }))).then((l) => l.length && l), 15000);
+  const notes = () => worker().evaluate(async () => (await self.registration.getNotifications())
+    .map((n) => ({ title: n.title, body: n.body, url: n.data && n.data.url }))).then((l) => l.length && l);
+  // In four of ten runs on 2026-11-27 the first delivery showed nothing for 15 s, with the worker running and no
+  // error reported: the CDP delivery seems to be lost now and then (cause not found). It is delivered once more,
+  // said in the log; the notification carries the run id as its tag, so two deliveries still show one.
+  let shown = await poll('the notification', notes, 8000).catch(() => null);
+  if (!shown) {
+    console.log(`  (no notification 8 s after the push; delivered again. Worker events: ${workerLog.join(' | ') || 'none'})`);
+    await cdp.send('ServiceWorker.deliverPushMessage', { origin: base, registrationId, data: plaintext });
+    shown = await poll('the notification', notes, 15000)
+      .catch((e) => { throw new Error(`${e.message}; workers ${ctx.serviceWorkers().length}; worker events: ${workerLog.join(' | ')}`); });
+  }
   check(shown.length === 1 && shown[0].title === note.title && shown[0].url === openUrl, `one notification opening the session under its provider: ${JSON.stringify(shown)}`);
 
   log('a click on the notification opens its session in the open window');

@@ -216,6 +216,61 @@ try {
   check(texts[0] === expected, `the streamed text holds every delta once, in order: ${texts[0].slice(0, 200)}…`);
   await shot(page, 'desktop-08-after-reload');
 
+  log('a new chat whose turn ends as it moves to its session address is shown finished');
+  // #20: the new chat learns its session id from `session-created` and moves to /projects/P/sessions/ID, which mounts
+  // the session's view; frames arriving between the unmount and the mount were lost, so a quick turn never showed
+  // "Turn finished". Here the page's WebSocket holds the run's frames from `session-created` to `complete`, hands
+  // `session-created` to the app, and the rest in a microtask queued after it: after Preact's re-render for the new
+  // address (the new-chat view is gone, the session's view is rendered) and before that view's effects run (a frame
+  // later). A quick turn can land there on its own (pwa.mjs's codex turn sometimes did); here it lands there every time.
+  await page.addInitScript(() => {
+    const Native = window.WebSocket;
+    const hold = { armed: false, runId: null, done: false };
+    window.__awHold = hold;
+    class HoldingWebSocket extends Native {
+      constructor(url, protocols) {
+        super(url, protocols);
+        let handler = null;
+        let held = null;
+        // the app sets onmessage; this instance keeps it and calls it itself
+        Object.defineProperty(this, 'onmessage', { configurable: true, get: () => handler, set: (h) => { handler = h; } });
+        const deliver = (e) => { if (handler) handler.call(this, e); };
+        this.addEventListener('message', (e) => {
+          let f = null;
+          try { f = JSON.parse(String(e.data)); } catch { /* not a frame */ }
+          // the run is the one this page's turn started (its `subscribed` answers the turn's clientRequestId), not a
+          // replay of an earlier session's run
+          if (hold.armed && !hold.runId && f && f.type === 'subscribed' && f.clientRequestId) hold.runId = f.runId;
+          if (hold.runId && !hold.done && f && f.type === 'session-created' && f.runId === hold.runId) held = [];
+          if (!held) return deliver(e);
+          held.push(e);
+          if (f && f.type === 'complete' && f.runId === hold.runId) {
+            hold.done = true;
+            const [first, ...rest] = held;
+            held = null;
+            deliver(first);
+            queueMicrotask(() => rest.forEach(deliver));
+          }
+        });
+      }
+    }
+    window.WebSocket = HoldingWebSocket;
+  });
+  await page.reload(); // the page's socket is now a holding one
+  await page.getByRole('button', { name: new RegExp(`^New chat in ${folderName}`) }).click();
+  await page.getByLabel('Provider').selectOption('codex');
+  await page.getByLabel('Permissions').selectOption('bypassPermissions');
+  await page.getByText('live', { exact: true }).waitFor();
+  await page.evaluate(() => { window.__awHold.armed = true; });
+  await page.getByLabel('Message', { exact: true }).fill('a quick turn');
+  await page.getByRole('button', { name: 'Send' }).click();
+  await page.waitForURL(/\/sessions\/.*provider=codex/, { timeout: 60000 });
+  await page.waitForFunction(() => window.__awHold.done, null, { timeout: 60000 });
+  await page.getByText('Turn finished').waitFor({ timeout: 30000 });
+  check(await page.getByText('The agent is working…').count() === 0, 'the turn is not shown as still running');
+  check(await page.locator('.msg-user').count() === 1, 'the prompt is shown once');
+  await shot(page, 'desktop-08b-quick-turn');
+
   log('an expired session goes back to login once, without a storm of requests');
   let unauthorized = 0;
   const count401 = (r) => { if (r.status() === 401) unauthorized++; };

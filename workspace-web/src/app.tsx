@@ -4,16 +4,29 @@ import { api, isAdmin, onSessionExpired, type AuthStatus, type User } from './ap
 import { LoginScreen, SetupScreen } from './auth';
 import { currentRoute, navigate, onRoute, type Route } from './router';
 import { Sidebar } from './sidebar';
-import { Conversation } from './conversation';
 import { closeChatSocket } from './socket';
 import { UpdateBanner } from './pwa';
-import { projects } from './store';
-import { Workspace } from './workspace/frame';
+import { projects, useProjects } from './store';
 
 // Panels that are not part of the daily loop are loaded on demand: each is a chunk of its own.
 const SearchPalette = lazy(() => import('./palette'));
 const SettingsPage = lazy(() => import('./settings'));
 const FirstRunGuide = lazy(() => import('./settings/firstrun'));
+// The workspace frame with the conversation (Markdown, sanitizer, virtual list) is only needed on project routes:
+// the start page, whose first paint is the project list, does not wait for it.
+const ProjectView = lazy(() => import('./projectview'));
+
+/** Fetches the project view's chunk ahead of the first click on a session (after the start page is drawn). */
+function warmWorkspace() {
+  import('./projectview').catch(() => { /* loaded again on use */ });
+}
+
+/**
+ * The sign-in state, asked for as soon as the bundle runs rather than after the first render's effects (which wait
+ * for a frame): the first check() takes this answer.
+ */
+let earlyStatus: Promise<AuthStatus> | null = api<AuthStatus>('/api/auth/status');
+earlyStatus.catch(() => { /* check() reports it */ });
 
 type Phase = { kind: 'loading' } | { kind: 'setup' } | { kind: 'login'; notice?: string } | { kind: 'ready'; user: User } | { kind: 'offline' };
 
@@ -22,10 +35,16 @@ export function App() {
 
   async function check() {
     try {
-      const s = await api<AuthStatus>('/api/auth/status');
+      const first = earlyStatus;
+      earlyStatus = null;
+      const s = await (first ?? api<AuthStatus>('/api/auth/status'));
       if (s.needsSetup) setPhase({ kind: 'setup' });
       else if (!s.isAuthenticated || !s.user) setPhase({ kind: 'login' });
-      else setPhase({ kind: 'ready', user: s.user });
+      else {
+        // the project list is the start page's first content: asked for now, not after the shell's first render
+        if (!projects.list) projects.load();
+        setPhase({ kind: 'ready', user: s.user });
+      }
     } catch {
       setPhase({ kind: 'offline' });
     }
@@ -137,16 +156,11 @@ function RouteView({ route, admin, onOpenProjects }: { route: Route; admin: bool
       return <Home onOpenProjects={onOpenProjects} />;
     case 'project':
     case 'new-chat':
-      return (
-        <Workspace key={route.project} project={route.project} admin={admin}>
-          <Conversation key={`new:${route.project}`} project={route.project} />
-        </Workspace>
-      );
     case 'session':
       return (
-        <Workspace key={route.project} project={route.project} admin={admin}>
-          <Conversation key={`s:${route.sessionId}:${route.messageId ?? ''}`} project={route.project} sessionId={route.sessionId} provider={route.provider} messageId={route.messageId} />
-        </Workspace>
+        <Suspense fallback={<p class="pad muted">Loading…</p>}>
+          <ProjectView route={route} admin={admin} />
+        </Suspense>
       );
     case 'settings':
       return (
@@ -165,13 +179,29 @@ function RouteView({ route, admin, onOpenProjects }: { route: Route; admin: bool
 }
 
 function Home({ onOpenProjects }: { onOpenProjects: () => void }) {
+  // The first-run guide asks every provider for its status (the server probes each CLI) and loads its own chunk:
+  // started only once the project list has come (or failed) and the browser is idle, so none of that competes
+  // with the list for the network, the server or the page's thread.
+  const store = useProjects();
+  const listDone = store.list !== null || store.error !== null;
+  const [guide, setGuide] = useState(false);
+  useEffect(() => {
+    if (!listDone || guide) return;
+    const ric = window.requestIdleCallback;
+    if (ric) {
+      const id = ric(() => { setGuide(true); warmWorkspace(); }, { timeout: 1500 });
+      return () => window.cancelIdleCallback(id);
+    }
+    const t = setTimeout(() => { setGuide(true); warmWorkspace(); }, 50);
+    return () => clearTimeout(t);
+  }, [listDone, guide]);
   return (
     <section class="pad home">
       <h1>Welcome</h1>
       <p>Pick a project to continue a conversation, or start a new chat in it. Add a project folder with
         <strong> + Project</strong>. Search every conversation with <kbd>Ctrl</kbd>+<kbd>K</kbd> or ⌕.</p>
       <button class="primary phone-only" onClick={onOpenProjects}>Show projects</button>
-      <Suspense fallback={null}><FirstRunGuide /></Suspense>
+      {guide && <Suspense fallback={null}><FirstRunGuide /></Suspense>}
     </section>
   );
 }

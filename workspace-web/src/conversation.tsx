@@ -5,7 +5,8 @@ import { highlightIn, renderMarkdown, warmMarkdown } from './markdown';
 import { navigate, sessionPath } from './router';
 import { chatSocket, type SocketState } from './socket';
 import { projects, useProjects } from './store';
-import { formatUsage, historyItems, LiveThread, type Frame, type Item, type PermissionRequest } from './thread';
+import { claimChat, type ChatHooks } from './livechat';
+import { formatUsage, historyItems, type Item, type PermissionRequest } from './thread';
 import { ToolView } from './tools';
 import { PROVIDERS } from './ui';
 import { VirtualList } from './vlist';
@@ -14,19 +15,24 @@ const PAGE = 200;
 /** The first page is smaller, so a session opens fast; older pages are larger. */
 const FIRST_PAGE = 60;
 
-/** A new session's live state handed to the view that the URL change (to the session's address) mounts. */
-const handoff = new Map<string, { live: LiveThread; mine: Set<string>; provider: string }>();
-/** Tools the user chose "always allow" for, by session (this tab only). */
-const alwaysAllow = new Map<string, Set<string>>();
-
 interface Props { project: string; sessionId?: string; provider?: string; messageId?: string }
+
+/** What every chat does when its session is created or a run finishes, whichever view shows it then. */
+const chatHooks: ChatHooks = {
+  sessionCreated: (chat, id) => {
+    projects.load();
+    // the new chat moves to its session's address; the view mounted there takes this chat over (claimChat)
+    navigate(sessionPath(chat.project, id, chat.provider), true);
+  },
+  runFinished: () => { projects.load(); },
+};
 
 export function Conversation({ project, sessionId, provider: routeProvider, messageId }: Props) {
   const store = useProjects();
   const meta = store.find(project);
   const sessionMeta = meta?.sessions.find((s) => s.id === sessionId) ?? store.sessions.get(project)?.find((s) => s.id === sessionId);
-  const handed = sessionId ? handoff.get(sessionId) : undefined;
-  if (sessionId) handoff.delete(sessionId);
+  // the live chat: taken over from the new chat that created this session, or a new one (see livechat.ts)
+  const [chat] = useState(() => claimChat(chatSocket(), project, sessionId, routeProvider ?? sessionMeta?.provider ?? 'claude', chatHooks));
 
   const [history, setHistory] = useState<Item[]>([]);
   const [hasMore, setHasMore] = useState(false);
@@ -34,20 +40,17 @@ export function Conversation({ project, sessionId, provider: routeProvider, mess
   const [loadError, setLoadError] = useState('');
   const [loaded, setLoaded] = useState(!sessionId);
   const [focusKey, setFocusKey] = useState<string | null>(null);
-  const live = useRef<LiveThread>(handed?.live ?? new LiveThread());
-  const mine = useRef<Set<string>>(handed?.mine ?? new Set()); // runs shown live in this view
-  const [version, setVersion] = useState(0);
+  const [, setVersion] = useState(0);
   const [sock, setSock] = useState<SocketState>('connecting');
-  const [provider, setProvider] = useState(routeProvider ?? handed?.provider ?? sessionMeta?.provider ?? 'claude');
+  const [provider, setProviderState] = useState(routeProvider ?? chat.provider);
+  const setProvider = (p: string) => {
+    chat.provider = p;
+    setProviderState(p);
+  };
   const [model, setModel] = useState('');
   const [mode, setMode] = useState('default');
-  const [notice, setNotice] = useState('');
   const offset = useRef(0);
-  const pendingRequests = useRef(new Map<string, string>()); // clientRequestId -> user item key
   const frameQueued = useRef(0);
-  const sid = useRef<string | null>(sessionId ?? null);
-  const providerRef = useRef(provider); // the frame listener is registered once: it reads the current choice here
-  providerRef.current = provider;
 
   useEffect(() => {
     if (routeProvider) setProvider(routeProvider);
@@ -103,140 +106,52 @@ export function Conversation({ project, sessionId, provider: routeProvider, mess
       warmMarkdown(older.filter((it) => it.kind === 'assistant' && it.text).map((it) => it.text).reverse());
       setHasMore(page.hasMore);
     } catch (e) {
-      setNotice((e as Error).message);
+      chat.setNotice((e as Error).message);
     } finally {
       olderInFlight.current = false;
       setLoadingOlder(false);
     }
   }
 
-  // live: frames of this view's runs, applied once per seq, drawn at most once per animation frame
+  // live: the chat applies its runs' frames (also while no view shows it); this view redraws at most once per
+  // animation frame
   useEffect(() => {
     const s = chatSocket();
     setSock(s.state);
-    const offState = s.onState((st) => {
-      setSock(st);
-      if (st === 'reconnecting' && pendingRequests.current.size > 0) {
-        // the socket closed before the server acknowledged the turn: it may or may not have started; never resend
-        pendingRequests.current.clear();
-        sending.current = false;
-        setNotice('The connection dropped while sending; if no answer appears, send the message again.');
-      }
-    });
-    const offFrame = s.onFrame((f: Frame) => {
-      const L = live.current;
-      if (f.type === 'subscribed' && f.clientRequestId && pendingRequests.current.has(f.clientRequestId) && f.runId) {
-        pendingRequests.current.delete(f.clientRequestId);
-        mine.current.add(f.runId);
-        s.adoptRun(f.runId, () => L.lastSeq(f.runId!));
-      }
-      if (f.type === 'subscribed' && f.runId && !mine.current.has(f.runId) && sid.current && f.sessionId === sid.current) {
-        // the session's newest run: shown live only while it runs (a finished one is in the history already)
-        if (f.status === 'running' || f.status === 'queued' || f.status === 'pending') {
-          mine.current.add(f.runId);
-        } else {
-          s.send({ type: 'unsubscribe', runId: f.runId });
-          return;
-        }
-      }
-      if (f.type === 'error') {
-        if (f.clientRequestId && pendingRequests.current.has(f.clientRequestId)) {
-          pendingRequests.current.delete(f.clientRequestId);
-          setNotice(`The message was not sent: ${f.error?.message ?? f.error?.code}`);
-          sending.current = false;
-        } else if (f.error?.code === 'PERMISSION_REQUEST_NOT_FOUND') {
-          setNotice('That permission request is no longer open.');
-        }
-        return;
-      }
-      if (!f.runId || !mine.current.has(f.runId)) return;
-      const changed = L.apply(f);
-      if (f.type === 'session-created' && f.sessionId && !sid.current) {
-        sid.current = f.sessionId;
-        handoff.set(f.sessionId, { live: L, mine: mine.current, provider: providerRef.current });
-        projects.load();
-        navigate(sessionPath(project, f.sessionId, providerRef.current), true);
-        return;
-      }
-      if (f.type === 'complete') {
-        sending.current = false;
-        projects.load();
-      }
-      if (f.type === 'permission-request' && f.requestId && sid.current && alwaysAllow.get(sid.current)?.has(f.toolName ?? '')) {
-        answer(f.requestId, 'allow');
-      }
-      if (changed && !frameQueued.current) {
+    const offState = s.onState(setSock);
+    const offChat = chat.subscribe(() => {
+      if (!frameQueued.current) {
         frameQueued.current = requestAnimationFrame(() => {
           frameQueued.current = 0;
           setVersion((v) => v + 1);
         });
       }
     });
-    if (sessionId && !handed) s.followSession(sessionId, () => {
-      const runs = [...live.current.runs.values()];
-      return runs.length ? runs[runs.length - 1].lastSeq : 0;
-    });
-    if (handed) for (const r of handed.mine) s.adoptRun(r, () => live.current.lastSeq(r));
+    setVersion((v) => v + 1); // what was applied between the render and this effect
     return () => {
       offState();
-      offFrame();
+      offChat();
       if (frameQueued.current) cancelAnimationFrame(frameQueued.current);
-      if (!sid.current || !handoff.has(sid.current)) s.unfollowAll();
+      chat.detach();
     };
-  }, [sessionId]);
-
-  const sending = useRef(false);
-
-  function answer(requestId: string, decision: 'allow' | 'deny') {
-    if (chatSocket().send({ type: 'permission-response', requestId, decision })) {
-      live.current.permissions.delete(requestId);
-      setVersion((v) => v + 1);
-    } else {
-      setNotice('Not connected; answer again once reconnected.');
-    }
-  }
+  }, [chat]);
 
   function send(text: string): boolean {
-    if (sending.current) return false; // one tap sends once
-    const msg = text.trim();
-    if (!msg) return false;
-    const id = 'c' + Date.now().toString(36) + Math.random().toString(36).slice(2, 8);
-    const turn: Record<string, unknown> = { type: 'turn', provider, message: msg, clientRequestId: id };
-    if (sid.current) {
-      turn.sessionId = sid.current;
-      turn.projectName = project;
-    } else {
-      turn.projectName = project;
-      if (model.trim()) turn.model = model.trim();
-      turn.permissionMode = mode;
-    }
-    if (!chatSocket().send(turn)) {
-      setNotice('Not connected to the server yet; try again in a moment.');
-      return false;
-    }
-    sending.current = true;
-    pendingRequests.current.set(id, 'local:' + id);
-    live.current.addLocalUser(msg, 'local:' + id);
-    setNotice('');
-    setVersion((v) => v + 1);
-    return true;
-  }
-
-  function abort() {
-    for (const r of live.current.activeRuns()) chatSocket().send({ type: 'abort', runId: r });
+    return chat.send(text, { model, permissionMode: mode });
   }
 
   // history drops what a live run shows itself (the answer of a turn still running when the page was opened)
   const items = useMemo(() => {
-    const L = live.current;
-    const cut = [...L.runs.values()].filter((r) => mine.current.has(r.runId) && r.firstAt).map((r) => Date.parse(r.firstAt!));
+    const L = chat.live;
+    const cut = [...L.runs.values()].filter((r) => chat.mine.has(r.runId) && r.firstAt).map((r) => Date.parse(r.firstAt!));
     const since = cut.length ? Math.min(...cut) : Infinity;
     const h = since === Infinity ? history : history.filter((it) => it.kind === 'user' || !it.timestamp || Date.parse(it.timestamp) < since - 1000);
     return [...h, ...L.items];
-  }, [history, version]);
+  }, [history, chat.version]);
 
-  const permissions = [...live.current.permissions.values()].filter((p) => mine.current.has(p.runId));
-  const running = live.current.activeRuns().some((r) => mine.current.has(r));
+  const permissions = [...chat.live.permissions.values()].filter((p) => chat.mine.has(p.runId));
+  const running = chat.running();
+  const notice = chat.notice;
   const title = sessionMeta?.title ?? (sessionId ? sessionId : 'New chat');
 
   return (
@@ -286,16 +201,10 @@ export function Conversation({ project, sessionId, provider: routeProvider, mess
         />
       )}
       {permissions.map((p) => (
-        <PermissionBanner key={p.requestId} req={p} onAnswer={(d, always) => {
-          if (always && sid.current) {
-            if (!alwaysAllow.has(sid.current)) alwaysAllow.set(sid.current, new Set());
-            alwaysAllow.get(sid.current)!.add(p.toolName);
-          }
-          answer(p.requestId, d);
-        }} />
+        <PermissionBanner key={p.requestId} req={p} onAnswer={(d, always) => chat.answer(p.requestId, d, always ? { toolName: p.toolName } : undefined)} />
       ))}
       {notice && <p class="notice pad-s" role="status">{notice}</p>}
-      <Composer onSend={send} running={running} onAbort={abort} disabled={sock !== 'open'} />
+      <Composer onSend={send} running={running} onAbort={() => chat.abort()} disabled={sock !== 'open'} />
     </section>
   );
 }

@@ -146,11 +146,12 @@ export class ChatSocket {
     this.follows.set('r:' + runId, { runId, afterSeq });
   }
 
-  unfollowAll() {
-    for (const f of this.follows.values()) {
-      this.send(f.runId ? { type: 'unsubscribe', runId: f.runId } : { type: 'unsubscribe', sessionId: f.sessionId });
+  /** Stops following these runs (and the session's follow, if it has not learnt its run yet). */
+  unfollow(runIds: Iterable<string>, sessionId?: string | null) {
+    for (const r of runIds) {
+      if (this.follows.delete('r:' + r)) this.send({ type: 'unsubscribe', runId: r });
     }
-    this.follows.clear();
+    if (sessionId && this.follows.delete('s:' + sessionId)) this.send({ type: 'unsubscribe', sessionId });
   }
 
   private sendSubscribe(f: Follow) {

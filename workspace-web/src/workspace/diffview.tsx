@@ -2,23 +2,56 @@
 // "Load anyway" instead of their lines, and the blocks are drawn a batch per frame, so a change set of thousands of
 // files never blocks the page for long.
 import { memo } from 'preact/compat';
-import { useEffect, useMemo, useState } from 'preact/hooks';
-import { isLarge, parseDiff, sideBySide, type DiffFile, type DiffRow } from './gitdiff';
+import { useEffect, useState } from 'preact/hooks';
+import { DiffParser, diffLines, isLarge, parseDiff, sideBySide, type DiffFile, type DiffRow } from './gitdiff';
 import './diffview.css';
 
 const BATCH = 25;
+/** A diff up to this many characters is read at once; a bigger one in slices of SLICE_MS between frames. */
+const SYNC_CHARS = 64 * 1024;
+const SLICE_MS = 8;
+
+/** The files of a diff: at once for a small one, else read a slice at a time (null until read), never one long task. */
+function useParsedDiff(text: string): DiffFile[] | null {
+  const [parsed, setParsed] = useState<{ text: string; files: DiffFile[] } | null>(() => (text.length <= SYNC_CHARS ? { text, files: parseDiff(text) } : null));
+  useEffect(() => {
+    if (parsed?.text === text) return;
+    if (text.length <= SYNC_CHARS) {
+      setParsed({ text, files: parseDiff(text) });
+      return;
+    }
+    setParsed(null);
+    const lines = diffLines(text);
+    const parser = new DiffParser();
+    let i = 0;
+    let timer = 0;
+    const step = () => {
+      const end = performance.now() + SLICE_MS;
+      while (i < lines.length) {
+        parser.line(lines[i++]);
+        if ((i & 255) === 0 && performance.now() > end) break;
+      }
+      if (i < lines.length) timer = window.setTimeout(step, 0);
+      else setParsed({ text, files: parser.files });
+    };
+    timer = window.setTimeout(step, 0);
+    return () => clearTimeout(timer);
+  }, [text]);
+  return parsed?.text === text ? parsed.files : null;
+}
 /** In a change set of more files than this, the files after the first OPEN_FIRST start folded (one line each). */
 const OPEN_FIRST = 100;
 
 export function DiffView({ text, truncated, mode }: { text: string; truncated?: boolean; mode: 'unified' | 'split' }) {
-  const files = useMemo(() => parseDiff(text), [text]);
+  const files = useParsedDiff(text);
   const [count, setCount] = useState(BATCH);
   useEffect(() => setCount(BATCH), [files]);
   useEffect(() => {
-    if (count >= files.length) return;
+    if (!files || count >= files.length) return;
     const id = requestAnimationFrame(() => setCount((c) => c + BATCH));
     return () => cancelAnimationFrame(id);
   }, [count, files]);
+  if (!files) return <p class="muted pad-s" role="status">Reading the diff ({Math.round(text.length / 1024).toLocaleString()} KB)…</p>;
   if (files.length === 0) return <p class="muted pad-s">No changes.</p>;
   const adds = files.reduce((a, f) => a + f.additions, 0);
   const dels = files.reduce((a, f) => a + f.deletions, 0);

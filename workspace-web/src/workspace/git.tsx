@@ -1,7 +1,8 @@
 // The git panel: branch with ahead/behind, the status grouped (staged, modified, added, deleted, untracked) with
 // stage/unstage, commit, push, pull, branch checkout, and the diff viewer. Every call goes to the /api/git routes;
 // a failure shows the error envelope's message.
-import { useEffect, useState } from 'preact/hooks';
+import { memo } from 'preact/compat';
+import { useEffect, useMemo, useRef, useState } from 'preact/hooks';
 import { api, enc } from '../api';
 import { describe } from './files';
 import { DiffView } from './diffview';
@@ -118,8 +119,15 @@ export default function GitPanel({ project, visible }: { project: string; visibl
     }
   }
 
-  const staged = new Set(status?.staged ?? []);
-  const changes = status ? GROUPS.map(([k, title]) => [title, (status[k] as string[]).filter((p) => !staged.has(p))] as const) : [];
+  // The file lists are drawn by a memo'd component with stable actions: a change set of thousands of files is not
+  // drawn again on every key in the commit message or when "busy" flips around a request.
+  const latest = useRef({ showDiff, stage });
+  latest.current = { showDiff, stage };
+  const act = useMemo<Actions>(() => ({
+    diff: (p, s) => latest.current.showDiff(p, s),
+    stage: (files, un) => latest.current.stage(files, un),
+  }), []);
+  const changes = useMemo(() => groups(status), [status]);
   const clean = status && status.staged.length === 0 && changes.every(([, l]) => l.length === 0);
 
   return (
@@ -148,33 +156,7 @@ export default function GitPanel({ project, visible }: { project: string; visibl
           </div>
         )}
         {clean && <p class="muted pad-s">Nothing to commit: the working tree is clean.</p>}
-        {status && status.staged.length > 0 && (
-          <div class="git-group">
-            <h3>Staged</h3>
-            <ul aria-label="Staged">
-              {status.staged.map((p) => (
-                <li key={p} class="git-file">
-                  <button class="path" title={`Staged diff of ${p}`} onClick={() => showDiff(p, true)}>{p}</button>
-                  <button class="small" aria-label={`Unstage ${p}`} onClick={() => stage([p], true)}>Unstage</button>
-                </li>
-              ))}
-            </ul>
-            <div class="row pad-s"><button class="small" onClick={() => showDiff(null, true)}>Staged diff</button><button class="small" onClick={() => stage(undefined, true)}>Unstage all</button></div>
-          </div>
-        )}
-        {changes.map(([title, list]) => list.length > 0 && (
-          <div class="git-group" key={title}>
-            <h3>{title}</h3>
-            <ul aria-label={title}>
-              {list.map((p) => (
-                <li key={p} class="git-file">
-                  <button class="path" title={`Diff of ${p}`} onClick={() => showDiff(p, false)}>{p}</button>
-                  <button class="small" aria-label={`Stage ${p}`} onClick={() => stage([p])}>Stage</button>
-                </li>
-              ))}
-            </ul>
-          </div>
-        ))}
+        {status && <StatusLists status={status} act={act} />}
         {status && changes.some(([, l]) => l.length > 0) && (
           <div class="row pad-s"><button class="small" onClick={() => showDiff(null, false)}>All changes</button><button class="small" onClick={() => stage(undefined)}>Stage all</button></div>
         )}
@@ -212,3 +194,48 @@ export default function GitPanel({ project, visible }: { project: string; visibl
     </div>
   );
 }
+
+interface Actions {
+  diff: (file: string | null, staged: boolean) => void;
+  stage: (files: string[] | undefined, un?: boolean) => void;
+}
+
+function groups(status: GitStatus | null) {
+  const staged = new Set(status?.staged ?? []);
+  return status ? GROUPS.map(([k, title]) => [title, (status[k] as string[]).filter((p) => !staged.has(p))] as const) : [];
+}
+
+const StatusLists = memo(function StatusLists({ status, act }: { status: GitStatus; act: Actions }) {
+  const changes = useMemo(() => groups(status), [status]);
+  return (
+    <>
+        {status && status.staged.length > 0 && (
+          <div class="git-group">
+            <h3>Staged</h3>
+            <ul aria-label="Staged">
+              {status.staged.map((p) => (
+                <li key={p} class="git-file">
+                  <button class="path" title={`Staged diff of ${p}`} onClick={() => act.diff(p, true)}>{p}</button>
+                  <button class="small" aria-label={`Unstage ${p}`} onClick={() => act.stage([p], true)}>Unstage</button>
+                </li>
+              ))}
+            </ul>
+            <div class="row pad-s"><button class="small" onClick={() => act.diff(null, true)}>Staged diff</button><button class="small" onClick={() => act.stage(undefined, true)}>Unstage all</button></div>
+          </div>
+        )}
+        {changes.map(([title, list]) => list.length > 0 && (
+          <div class="git-group" key={title}>
+            <h3>{title}</h3>
+            <ul aria-label={title}>
+              {list.map((p) => (
+                <li key={p} class="git-file">
+                  <button class="path" title={`Diff of ${p}`} onClick={() => act.diff(p, false)}>{p}</button>
+                  <button class="small" aria-label={`Stage ${p}`} onClick={() => act.stage([p])}>Stage</button>
+                </li>
+              ))}
+            </ul>
+          </div>
+        ))}
+    </>
+  );
+});

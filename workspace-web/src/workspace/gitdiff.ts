@@ -57,41 +57,56 @@ function side(line: string, prefix: string): string | null {
 }
 
 export function parseDiff(text: string): DiffFile[] {
-  const files: DiffFile[] = [];
-  if (!text) return files;
+  const p = new DiffParser();
+  for (const line of diffLines(text)) p.line(line);
+  return p.files;
+}
+
+/** The lines of a diff, without the empty string after its final newline. */
+export function diffLines(text: string): string[] {
+  if (!text) return [];
   const lines = text.split('\n');
   if (lines[lines.length - 1] === '') lines.pop();
-  let f: DiffFile | null = null;
-  let h: Hunk | null = null;
-  let oldNo = 0;
-  let newNo = 0;
-  for (const line of lines) {
+  return lines;
+}
+
+/** parseDiff one line at a time, so a big diff can be read in slices between frames (diffview.tsx). */
+export class DiffParser {
+  readonly files: DiffFile[] = [];
+  private f: DiffFile | null = null;
+  private h: Hunk | null = null;
+  private oldNo = 0;
+  private newNo = 0;
+
+  line(line: string) {
+    let f = this.f;
+    const h = this.h;
     if (line.startsWith('diff --git ')) {
       const m = /^diff --git (?:"?a\/)(.*?)"? (?:"?b\/)(.*?)"?$/.exec(line);
       const name = m ? m[2] : line.slice(11);
-      f = { path: name, oldPath: m ? m[1] : name, newPath: name, status: 'modified', header: [line], hunks: [], additions: 0, deletions: 0, lineCount: 0, chars: 0 };
-      files.push(f);
-      h = null;
+      f = this.f = { path: name, oldPath: m ? m[1] : name, newPath: name, status: 'modified', header: [line], hunks: [], additions: 0, deletions: 0, lineCount: 0, chars: 0 };
+      this.files.push(f);
+      this.h = null;
     } else if (!f) {
-      continue;
+      return;
     } else if (line.startsWith('@@')) {
       const m = /^@@ -(\d+)(?:,\d+)? \+(\d+)(?:,\d+)? @@/.exec(line);
-      oldNo = m ? Number(m[1]) : 0;
-      newNo = m ? Number(m[2]) : 0;
-      h = { header: line, lines: [] };
-      f.hunks.push(h);
+      this.oldNo = m ? Number(m[1]) : 0;
+      this.newNo = m ? Number(m[2]) : 0;
+      this.h = { header: line, lines: [] };
+      f.hunks.push(this.h);
     } else if (h && (line[0] === '+' || line[0] === '-' || line[0] === ' ' || line[0] === '\\' || line === '')) {
       const op = (line[0] ?? ' ') as DiffRow['op'];
       const row: DiffRow = { op, text: line.slice(1), oldNo: null, newNo: null };
       if (op === '+') {
-        row.newNo = newNo++;
+        row.newNo = this.newNo++;
         f.additions++;
       } else if (op === '-') {
-        row.oldNo = oldNo++;
+        row.oldNo = this.oldNo++;
         f.deletions++;
       } else if (op === ' ') {
-        row.oldNo = oldNo++;
-        row.newNo = newNo++;
+        row.oldNo = this.oldNo++;
+        row.newNo = this.newNo++;
       }
       h.lines.push(row);
       f.lineCount++;
@@ -106,7 +121,6 @@ export function parseDiff(text: string): DiffFile[] {
     }
     f.chars += line.length + 1;
   }
-  return files;
 }
 
 export interface SideRow {
