@@ -46,6 +46,10 @@ public final class Tasks implements AutoCloseable {
     private static final System.Logger LOG = System.getLogger(Tasks.class.getName());
     private static final SecureRandom RANDOM = new SecureRandom();
     private static final Duration MAX_SLEEP = Duration.ofSeconds(30);
+    /** How often every node looks for task runs whose firing node is gone ({@link #settleAbandoned}). */
+    private static final Duration SWEEP_EVERY = Duration.ofSeconds(10);
+    /** A claimed occurrence with no run recorded after this long was abandoned by a node that died launching it. */
+    static final Duration ABANDONED_CLAIM = Duration.ofMinutes(5);
     private static final int MAX_NAME = 200;
 
     /** Starts a task's run; throws {@link WorkspaceException} when it cannot start. */
@@ -76,6 +80,8 @@ public final class Tasks implements AutoCloseable {
 
     private final TaskStore store;
     private final Clock clock;
+    private final Duration maxSleep;
+    private long lastSweep = System.nanoTime();
     private final ReentrantLock lock = new ReentrantLock();
     private final Condition changed = lock.newCondition();
     private RunEngine runs;
@@ -90,9 +96,10 @@ public final class Tasks implements AutoCloseable {
     static final int MAX_RESTARTS = 5;
     static final Duration RESTART_WINDOW = Duration.ofMinutes(10);
 
-    private Tasks(TaskStore store, Clock clock) {
+    private Tasks(TaskStore store, Clock clock, Duration maxSleep) {
         this.store = store;
         this.clock = clock;
+        this.maxSleep = maxSleep;
     }
 
     /**
@@ -101,7 +108,20 @@ public final class Tasks implements AutoCloseable {
      * @param minInterval the shortest interval schedule accepted (60 s in the service)
      */
     public static Tasks create(Store store, Clock clock, Duration minInterval) {
-        return new Tasks(new TaskStore(Objects.requireNonNull(store), minInterval), Objects.requireNonNull(clock));
+        return create(store, clock, minInterval, MAX_SLEEP);
+    }
+
+    /**
+     * As {@link #create(Store, Clock, Duration)}, with the longest the scheduler sleeps before it reads the store
+     * again ({@code 30 s} in the service): the bound on how late a task another node created, or whose node died,
+     * is seen by this node.
+     */
+    public static Tasks create(Store store, Clock clock, Duration minInterval, Duration maxSleep) {
+        if (maxSleep.isNegative() || maxSleep.isZero()) {
+            throw new IllegalArgumentException("maxSleep must be positive");
+        }
+        return new Tasks(new TaskStore(Objects.requireNonNull(store), minInterval), Objects.requireNonNull(clock),
+                maxSleep);
     }
 
     /** Reads a schedule's wire form with this service's minimum interval. */
@@ -380,6 +400,10 @@ public final class Tasks implements AutoCloseable {
     private void loop() {
         while (!closed) {
             try {
+                if (System.nanoTime() - lastSweep > SWEEP_EVERY.toNanos()) {
+                    lastSweep = System.nanoTime();
+                    settleAbandoned();
+                }
                 Instant now = clock.instant();
                 for (AutomationTask t : store.due(now, 50)) {
                     if (closed) {
@@ -393,8 +417,8 @@ public final class Tasks implements AutoCloseable {
                         return;
                     }
                     Instant next = store.earliest().orElse(null);
-                    long waitMs = next == null ? MAX_SLEEP.toMillis()
-                            : Math.min(MAX_SLEEP.toMillis(), Duration.between(clock.instant(), next).toMillis());
+                    long waitMs = next == null ? maxSleep.toMillis()
+                            : Math.min(maxSleep.toMillis(), Duration.between(clock.instant(), next).toMillis());
                     if (waitMs > 0) {
                         changed.await(waitMs, TimeUnit.MILLISECONDS);
                     }
@@ -424,6 +448,10 @@ public final class Tasks implements AutoCloseable {
                     || t.nextRunAt().isAfter(now)) {
                 return;
             }
+            Instant shown = t.schedule() instanceof Schedule.Once ? null : t.schedule().nextAfter(now).orElse(null);
+            if (!store.claim(t.id(), t.nextRunAt(), shown, now)) {
+                return; // another node sharing the store fired this occurrence
+            }
             RunHandle handle;
             try {
                 handle = launcher.launch(t);
@@ -434,14 +462,11 @@ public final class Tasks implements AutoCloseable {
                         t.model(), t.projectId(), t.schedule(), once ? TaskStatus.FAILED : TaskStatus.SCHEDULED,
                         once ? null : t.schedule().nextAfter(now).orElse(null), now, RunStatus.FAILED.wireName(),
                         t.runCount(), t.timeoutMs(), null, t.createdAt(), now, t.isolation());
-                store.update(u);
+                // unless it was paused or cancelled (on any node) while the launch was tried
+                store.updateIf(u, TaskStatus.RUNNING, null);
                 return;
             }
-            store.linkRun(t.id(), handle.id(), now);
-            Instant shown = t.schedule() instanceof Schedule.Once ? null : t.schedule().nextAfter(now).orElse(null);
-            store.update(new AutomationTask(t.id(), t.userId(), t.name(), t.prompt(), t.agentType(), t.model(),
-                    t.projectId(), t.schedule(), TaskStatus.RUNNING, shown, now, t.lastRunStatus(), t.runCount() + 1,
-                    t.timeoutMs(), handle.id(), t.createdAt(), now, t.isolation()));
+            store.started(t.id(), handle.id(), now);
             watch(t.id(), handle.id(), t.timeoutMs());
         } finally {
             lock.unlock();
@@ -488,12 +513,41 @@ public final class Tasks implements AutoCloseable {
                     nextRun = t.schedule().nextAfter(now).orElse(null);
                 }
             }
-            store.update(new AutomationTask(t.id(), t.userId(), t.name(), t.prompt(), t.agentType(), t.model(),
+            // conditional: the run's own watcher and another node's sweep may both see it end; one write counts
+            store.updateIf(new AutomationTask(t.id(), t.userId(), t.name(), t.prompt(), t.agentType(), t.model(),
                     t.projectId(), t.schedule(), next, nextRun, t.lastRunAt(), status.wireName(), t.runCount(),
-                    t.timeoutMs(), null, t.createdAt(), now, t.isolation()));
+                    t.timeoutMs(), null, t.createdAt(), now, t.isolation()), t.status(), t.activeRunId());
             changed.signalAll();
         } finally {
             lock.unlock();
+        }
+    }
+
+    /**
+     * Ends the runs of tasks whose firing node is gone: a task {@code running} (or paused with a run) whose run has
+     * ended without its watcher noticing — the run was settled {@code node_lost} by another node, or the node died
+     * before it could record the end — or whose occurrence was claimed but no run recorded for
+     * {@link #ABANDONED_CLAIM} (the claiming node died while launching). Every node does this; the conditional
+     * write in {@link #ended} lets one of them settle each.
+     */
+    private void settleAbandoned() {
+        List<AutomationTask> candidates = new java.util.ArrayList<>(store.withStatus(TaskStatus.RUNNING));
+        candidates.addAll(store.withStatus(TaskStatus.PAUSED).stream().filter(t -> t.activeRunId() != null).toList());
+        Instant now = clock.instant();
+        for (AutomationTask t : candidates) {
+            if (closed) {
+                return;
+            }
+            if (t.activeRunId() == null) {
+                if (t.updatedAt().plus(ABANDONED_CLAIM).isBefore(now)) {
+                    ended(t.id(), null, RunStatus.FAILED);
+                }
+                continue;
+            }
+            Optional<RunInfo> info = runs.find(t.activeRunId());
+            if (info.isEmpty() || info.get().status().terminal()) {
+                ended(t.id(), t.activeRunId(), info.map(RunInfo::status).orElse(RunStatus.FAILED));
+            }
         }
     }
 
