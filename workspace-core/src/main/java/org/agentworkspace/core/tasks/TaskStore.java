@@ -92,10 +92,17 @@ final class TaskStore {
      */
     boolean claim(String id, Instant due, Instant shownNext, Instant now) {
         return write(h -> h.createUpdate("UPDATE automation_tasks SET status = 'running', next_run_at = :next,"
-                        + " last_run_at = :now, active_run_id = NULL, updated_at = :now"
+                        + " active_run_id = NULL, updated_at = :now"
                         + " WHERE id = :id AND status = 'scheduled' AND next_run_at = :due")
                 .bind("id", id).bind("due", due.toEpochMilli()).bind("next", millis(shownNext))
                 .bind("now", now.toEpochMilli()).execute()) == 1;
+    }
+
+    /** Gives a claimed occurrence back (no run was started): scheduled again at {@code due}. */
+    void release(String id, Instant due) {
+        write(h -> h.createUpdate("UPDATE automation_tasks SET status = 'scheduled', next_run_at = :due"
+                        + " WHERE id = :id AND status = 'running' AND active_run_id IS NULL")
+                .bind("id", id).bind("due", due.toEpochMilli()).execute());
     }
 
     /** Records the run a claimed occurrence started (the task may have been paused or cancelled meanwhile). */
@@ -104,7 +111,7 @@ final class TaskStore {
             h.createUpdate("INSERT INTO automation_task_runs (task_id, run_id, started_at) VALUES (:t, :r, :at)")
                     .bind("t", taskId).bind("r", runId).bind("at", now.toEpochMilli()).execute();
             return h.createUpdate("UPDATE automation_tasks SET active_run_id = :r, run_count = run_count + 1,"
-                            + " updated_at = :now WHERE id = :t")
+                            + " last_run_at = :now, updated_at = :now WHERE id = :t")
                     .bind("t", taskId).bind("r", runId).bind("now", now.toEpochMilli()).execute();
         });
     }

@@ -81,7 +81,7 @@ public final class Tasks implements AutoCloseable {
     private final TaskStore store;
     private final Clock clock;
     private final Duration maxSleep;
-    private long lastSweep = System.nanoTime();
+    private long lastSweep = System.nanoTime() - SWEEP_EVERY.toNanos() - 1;
     private final ReentrantLock lock = new ReentrantLock();
     private final Condition changed = lock.newCondition();
     private RunEngine runs;
@@ -465,6 +465,15 @@ public final class Tasks implements AutoCloseable {
                 // unless it was paused or cancelled (on any node) while the launch was tried
                 store.updateIf(u, TaskStatus.RUNNING, null);
                 return;
+            } catch (RuntimeException | Error e) {
+                // not a refusal but a fault of this node (it escapes to the supervisor): the occurrence is given
+                // back, due as it was, for this scheduler after its restart or for another node
+                try {
+                    store.release(t.id(), t.nextRunAt());
+                } catch (RuntimeException | Error again) {
+                    e.addSuppressed(again);
+                }
+                throw e;
             }
             store.started(t.id(), handle.id(), now);
             watch(t.id(), handle.id(), t.timeoutMs());
@@ -484,8 +493,14 @@ public final class Tasks implements AutoCloseable {
                     runs.cancel(runId);
                     done = runs.awaitCompletion(runId, Duration.ofMinutes(2));
                 }
-                RunStatus status = done.map(RunInfo::status).orElse(RunStatus.FAILED);
-                ended(taskId, runId, status);
+                if (done.isEmpty()) {
+                    // not stopped within 2 minutes, or another node's run this node cannot stop: it stays the
+                    // task's active run, and settleAbandoned ends the task when the run has ended
+                    LOG.log(System.Logger.Level.WARNING, "task " + taskId + ": run " + runId
+                            + " has not ended after it was stopped");
+                    return;
+                }
+                ended(taskId, runId, done.get().status());
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
             } catch (WorkspaceException e) {
@@ -553,7 +568,8 @@ public final class Tasks implements AutoCloseable {
 
     private void recover(AutomationTask t) {
         if (t.activeRunId() == null) {
-            ended(t.id(), null, RunStatus.FAILED);
+            // claimed, no run recorded yet: another node may be launching it right now; settleAbandoned ends it
+            // once the claim is ABANDONED_CLAIM old
             return;
         }
         Optional<RunInfo> info = runs.find(t.activeRunId());

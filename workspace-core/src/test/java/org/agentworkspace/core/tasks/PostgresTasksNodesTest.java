@@ -293,4 +293,55 @@ class PostgresTasksNodesTest {
         assertEquals(List.of("node_b"), fired.stream().map(Fired::node).toList());
         assertEquals(1, b.recentRunIds(t.id(), 10).size());
     }
+    /**
+     * The node that fired a task died: its run is settled {@code node_lost} by node B's lease sweep, and B's task
+     * scheduler then ends that occurrence (an interval task is scheduled again, its last run failed). A claim whose
+     * node died before recording a run is ended once it is {@link Tasks#ABANDONED_CLAIM} old. Node B's launcher is
+     * never called: nothing was due.
+     */
+    @Test
+    void aTaskWhoseFiringNodeDiedIsFreedByAnotherNode() throws Exception {
+        Store sb = store();
+        long uid = user(sb);
+        long now = System.currentTimeMillis();
+        sb.write(h -> {
+            h.execute("INSERT INTO nodes (id, host, pid, started_at, heartbeat_at) VALUES ('node_gone', 'gone-host',"
+                    + " 1, 1, CAST(EXTRACT(EPOCH FROM clock_timestamp()) * 1000 AS BIGINT) - 60000)");
+            h.execute("INSERT INTO runs (id, provider, status, created_at, metadata, node_id) VALUES ('run_lost',"
+                    + " 'claude', 'running', ?, '{}', 'node_gone')", now - 60_000);
+            h.execute("INSERT INTO run_events (run_id, seq, kind, payload, created_at) VALUES ('run_lost', 1,"
+                    + " 'status', '{\"status\":\"running\"}', ?)", now - 60_000);
+            h.execute("INSERT INTO automation_tasks (id, user_id, name, prompt, agent_type, project_id, schedule,"
+                    + " status, next_run_at, last_run_at, run_count, active_run_id, created_at, updated_at)"
+                    + " VALUES ('task_lost', ?, 'hourly', 'p', 'claude', 'proj',"
+                    + " '{\"kind\":\"interval\",\"everySeconds\":3600}', 'running', ?, ?, 1, 'run_lost', ?, ?)",
+                    uid, now + 3_540_000, now - 60_000, now - 120_000, now - 60_000);
+            h.execute("INSERT INTO automation_task_runs (task_id, run_id, started_at) VALUES ('task_lost',"
+                    + " 'run_lost', ?)", now - 60_000);
+            long claimedAt = now - Tasks.ABANDONED_CLAIM.toMillis() - 60_000;
+            h.execute("INSERT INTO automation_tasks (id, user_id, name, prompt, agent_type, project_id, schedule,"
+                    + " status, next_run_at, last_run_at, run_count, active_run_id, created_at, updated_at)"
+                    + " VALUES ('task_claimed', ?, 'once', 'p', 'claude', 'proj', ?, 'running', NULL, ?, 0, NULL,"
+                    + " ?, ?)", uid, "{\"kind\":\"once\",\"at\":\"" + Instant.ofEpochMilli(claimedAt) + "\"}",
+                    claimedAt, claimedAt, claimedAt);
+            return null;
+        });
+        RunEngine eb = engine(sb, "node_b");
+        ConcurrentLinkedQueue<Fired> fired = new ConcurrentLinkedQueue<>();
+        Tasks b = tasks(sb, Clock.systemUTC(), Duration.ofSeconds(1));
+        b.start(eb, t -> {
+            fired.add(new Fired("node_b", t.id(), Instant.now()));
+            throw WorkspaceException.Validation.of("nothing is due in this test");
+        });
+        await(() -> b.find("task_lost").orElseThrow().status() == TaskStatus.SCHEDULED, Duration.ofSeconds(90),
+                "the task of the dead node's run is scheduled again");
+        AutomationTask lost = b.find("task_lost").orElseThrow();
+        assertEquals("failed", lost.lastRunStatus());
+        assertEquals(null, lost.activeRunId());
+        assertTrue(lost.nextRunAt().isAfter(Instant.now().plusSeconds(3000)), "next in an hour: " + lost.nextRunAt());
+        assertEquals("failed", eb.find("run_lost").orElseThrow().status().wireName(), "settled node_lost");
+        await(() -> b.find("task_claimed").orElseThrow().status() == TaskStatus.FAILED, Duration.ofSeconds(30),
+                "the abandoned claim is ended");
+        assertTrue(fired.isEmpty(), "nothing fired: " + fired);
+    }
 }
