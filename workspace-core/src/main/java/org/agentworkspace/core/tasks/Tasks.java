@@ -237,7 +237,7 @@ public final class Tasks implements AutoCloseable {
                     t.projectId(), schedule, t.status(), next, t.lastRunAt(), t.lastRunStatus(), t.runCount(),
                     c.clearTimeout() ? null : c.timeoutMs() != null ? checkTimeout(c.timeoutMs()) : t.timeoutMs(),
                     t.activeRunId(), t.createdAt(), now, c.isolation() != null ? c.isolation() : t.isolation());
-            store.update(u);
+            writeChange(t, u);
             changed.signalAll();
             return u;
         } finally {
@@ -253,7 +253,7 @@ public final class Tasks implements AutoCloseable {
                 throw conflict(t, "pause");
             }
             AutomationTask u = with(t, TaskStatus.PAUSED, null, t.activeRunId());
-            store.update(u);
+            writeChange(t, u);
             changed.signalAll();
             return u;
         } finally {
@@ -278,7 +278,7 @@ public final class Tasks implements AutoCloseable {
                         : t.schedule().nextAfter(now).orElse(null);
                 u = with(t, TaskStatus.SCHEDULED, next, null);
             }
-            store.update(u);
+            writeChange(t, u);
             changed.signalAll();
             return u;
         } finally {
@@ -294,7 +294,7 @@ public final class Tasks implements AutoCloseable {
                 throw conflict(t, "cancel");
             }
             AutomationTask u = with(t, TaskStatus.CANCELLED, null, t.activeRunId());
-            store.update(u);
+            writeChange(t, u);
             if (t.activeRunId() != null && runs != null) {
                 runs.cancel(t.activeRunId());
             }
@@ -589,6 +589,18 @@ public final class Tasks implements AutoCloseable {
     private AutomationTask get(String id) {
         return store.find(id).orElseThrow(() -> new WorkspaceException.NotFound(TaskErrorCodes.TASK_NOT_FOUND,
                 "no such task"));
+    }
+
+    /**
+     * Writes a user's change of {@code t} only if no other node changed the task's state meanwhile (fired it, ended
+     * its run): otherwise 409 {@code TASK_STATE_CONFLICT}, and the caller may read the task again and retry. On one
+     * node the lock makes this never happen.
+     */
+    private void writeChange(AutomationTask t, AutomationTask u) {
+        if (!store.updateIf(u, t.status(), t.activeRunId())) {
+            throw new WorkspaceException.Conflict(TaskErrorCodes.TASK_STATE_CONFLICT, "the task changed meanwhile"
+                    + " (it fired or its run ended on another node); read it again and retry");
+        }
     }
 
     private AutomationTask with(AutomationTask t, TaskStatus status, Instant next, String activeRunId) {
