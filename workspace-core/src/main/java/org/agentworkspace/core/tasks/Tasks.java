@@ -33,7 +33,10 @@ import org.agentworkspace.core.store.Store;
  * {@code TASK_STATE_CONFLICT}.
  *
  * <p><b>Scheduling.</b> One scheduler thread wakes at the earliest {@code nextRunAt} (at least every 30 s, and at
- * once after any change) and starts the due tasks through the {@link Launcher}. A task never overlaps itself: while
+ * once after any change) and starts the due tasks through the {@link Launcher}, each occurrence only after claiming
+ * it with a conditional update of the task's row (still {@code scheduled}, still due at the same moment): with
+ * several nodes on one store exactly one of them fires it, and every node ends the occurrences of a node that died
+ * (docs/scale-out.md). A task never overlaps itself: while
  * its run is active it is not {@code scheduled}, and when the run ends the next run is computed from that moment, so
  * occurrences missed while it ran, or while the service was down, are coalesced into one run. A run still active
  * after the task's {@code timeoutMs} is cancelled. After a restart, tasks whose run was interrupted are settled from
