@@ -85,6 +85,58 @@ final class TaskStore {
                 .bind("isolation", t.isolation());
     }
 
+    /**
+     * Claims one occurrence of a task for this node: the compare-and-set that makes a task fire once across nodes
+     * sharing the store. Only the node whose update finds the row still {@code scheduled} at {@code due} gets 1;
+     * every other node (or a second look of the same node) gets 0 and must not fire.
+     */
+    boolean claim(String id, Instant due, Instant shownNext, Instant now) {
+        return write(h -> h.createUpdate("UPDATE automation_tasks SET status = 'running', next_run_at = :next,"
+                        + " active_run_id = NULL, updated_at = :now"
+                        + " WHERE id = :id AND status = 'scheduled' AND next_run_at = :due")
+                .bind("id", id).bind("due", due.toEpochMilli()).bind("next", millis(shownNext))
+                .bind("now", now.toEpochMilli()).execute()) == 1;
+    }
+
+    /** Gives a claimed occurrence back (no run was started): scheduled again at {@code due}. */
+    void release(String id, Instant due) {
+        write(h -> h.createUpdate("UPDATE automation_tasks SET status = 'scheduled', next_run_at = :due"
+                        + " WHERE id = :id AND status = 'running' AND active_run_id IS NULL")
+                .bind("id", id).bind("due", due.toEpochMilli()).execute());
+    }
+
+    /** Records the run a claimed occurrence started (the task may have been paused or cancelled meanwhile). */
+    void started(String taskId, String runId, Instant now) {
+        write(h -> {
+            h.createUpdate("INSERT INTO automation_task_runs (task_id, run_id, started_at) VALUES (:t, :r, :at)")
+                    .bind("t", taskId).bind("r", runId).bind("at", now.toEpochMilli()).execute();
+            return h.createUpdate("UPDATE automation_tasks SET active_run_id = :r, run_count = run_count + 1,"
+                            + " last_run_at = :now, updated_at = :now WHERE id = :t")
+                    .bind("t", taskId).bind("r", runId).bind("now", now.toEpochMilli()).execute();
+        });
+    }
+
+    /**
+     * Writes {@code t} only if the row still has the status and active run it was read with: the end of a run
+     * settled by two nodes (its own watcher and another node's sweep) is written once.
+     */
+    boolean updateIf(AutomationTask t, TaskStatus seenStatus, String seenRunId) {
+        return write(h -> {
+            Update u = bindAll(h.createUpdate("UPDATE automation_tasks SET name = :name, prompt = :prompt,"
+                    + " agent_type = :agent_type, model = :model, project_id = :project_id, schedule = :schedule,"
+                    + " status = :status, next_run_at = :next_run_at, last_run_at = :last_run_at,"
+                    + " last_run_status = :last_run_status, run_count = :run_count, timeout_ms = :timeout_ms,"
+                    + " active_run_id = :active_run_id, updated_at = :updated_at, isolation = :isolation"
+                    + " WHERE id = :id AND status = :seen_status AND " + (seenRunId == null
+                    ? "active_run_id IS NULL" : "active_run_id = :seen_run")), t)
+                    .bind("seen_status", seenStatus.wireName());
+            if (seenRunId != null) {
+                u.bind("seen_run", seenRunId);
+            }
+            return u.execute();
+        }) == 1;
+    }
+
     Optional<AutomationTask> find(String id) {
         return read(h -> h.createQuery("SELECT " + COLUMNS + " FROM automation_tasks WHERE id = :id").bind("id", id)
                 .map(mapper()).findOne());

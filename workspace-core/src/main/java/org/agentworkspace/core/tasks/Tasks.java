@@ -33,7 +33,10 @@ import org.agentworkspace.core.store.Store;
  * {@code TASK_STATE_CONFLICT}.
  *
  * <p><b>Scheduling.</b> One scheduler thread wakes at the earliest {@code nextRunAt} (at least every 30 s, and at
- * once after any change) and starts the due tasks through the {@link Launcher}. A task never overlaps itself: while
+ * once after any change) and starts the due tasks through the {@link Launcher}, each occurrence only after claiming
+ * it with a conditional update of the task's row (still {@code scheduled}, still due at the same moment): with
+ * several nodes on one store exactly one of them fires it, and every node ends the occurrences of a node that died
+ * (docs/scale-out.md). A task never overlaps itself: while
  * its run is active it is not {@code scheduled}, and when the run ends the next run is computed from that moment, so
  * occurrences missed while it ran, or while the service was down, are coalesced into one run. A run still active
  * after the task's {@code timeoutMs} is cancelled. After a restart, tasks whose run was interrupted are settled from
@@ -46,6 +49,10 @@ public final class Tasks implements AutoCloseable {
     private static final System.Logger LOG = System.getLogger(Tasks.class.getName());
     private static final SecureRandom RANDOM = new SecureRandom();
     private static final Duration MAX_SLEEP = Duration.ofSeconds(30);
+    /** How often every node looks for task runs whose firing node is gone ({@link #settleAbandoned}). */
+    private static final Duration SWEEP_EVERY = Duration.ofSeconds(10);
+    /** A claimed occurrence with no run recorded after this long was abandoned by a node that died launching it. */
+    static final Duration ABANDONED_CLAIM = Duration.ofMinutes(5);
     private static final int MAX_NAME = 200;
 
     /** Starts a task's run; throws {@link WorkspaceException} when it cannot start. */
@@ -76,6 +83,8 @@ public final class Tasks implements AutoCloseable {
 
     private final TaskStore store;
     private final Clock clock;
+    private final Duration maxSleep;
+    private long lastSweep = System.nanoTime() - SWEEP_EVERY.toNanos() - 1;
     private final ReentrantLock lock = new ReentrantLock();
     private final Condition changed = lock.newCondition();
     private RunEngine runs;
@@ -90,9 +99,10 @@ public final class Tasks implements AutoCloseable {
     static final int MAX_RESTARTS = 5;
     static final Duration RESTART_WINDOW = Duration.ofMinutes(10);
 
-    private Tasks(TaskStore store, Clock clock) {
+    private Tasks(TaskStore store, Clock clock, Duration maxSleep) {
         this.store = store;
         this.clock = clock;
+        this.maxSleep = maxSleep;
     }
 
     /**
@@ -101,7 +111,20 @@ public final class Tasks implements AutoCloseable {
      * @param minInterval the shortest interval schedule accepted (60 s in the service)
      */
     public static Tasks create(Store store, Clock clock, Duration minInterval) {
-        return new Tasks(new TaskStore(Objects.requireNonNull(store), minInterval), Objects.requireNonNull(clock));
+        return create(store, clock, minInterval, MAX_SLEEP);
+    }
+
+    /**
+     * As {@link #create(Store, Clock, Duration)}, with the longest the scheduler sleeps before it reads the store
+     * again ({@code 30 s} in the service): the bound on how late a task another node created, or whose node died,
+     * is seen by this node.
+     */
+    public static Tasks create(Store store, Clock clock, Duration minInterval, Duration maxSleep) {
+        if (maxSleep.isNegative() || maxSleep.isZero()) {
+            throw new IllegalArgumentException("maxSleep must be positive");
+        }
+        return new Tasks(new TaskStore(Objects.requireNonNull(store), minInterval), Objects.requireNonNull(clock),
+                maxSleep);
     }
 
     /** Reads a schedule's wire form with this service's minimum interval. */
@@ -217,7 +240,7 @@ public final class Tasks implements AutoCloseable {
                     t.projectId(), schedule, t.status(), next, t.lastRunAt(), t.lastRunStatus(), t.runCount(),
                     c.clearTimeout() ? null : c.timeoutMs() != null ? checkTimeout(c.timeoutMs()) : t.timeoutMs(),
                     t.activeRunId(), t.createdAt(), now, c.isolation() != null ? c.isolation() : t.isolation());
-            store.update(u);
+            writeChange(t, u);
             changed.signalAll();
             return u;
         } finally {
@@ -233,7 +256,7 @@ public final class Tasks implements AutoCloseable {
                 throw conflict(t, "pause");
             }
             AutomationTask u = with(t, TaskStatus.PAUSED, null, t.activeRunId());
-            store.update(u);
+            writeChange(t, u);
             changed.signalAll();
             return u;
         } finally {
@@ -258,7 +281,7 @@ public final class Tasks implements AutoCloseable {
                         : t.schedule().nextAfter(now).orElse(null);
                 u = with(t, TaskStatus.SCHEDULED, next, null);
             }
-            store.update(u);
+            writeChange(t, u);
             changed.signalAll();
             return u;
         } finally {
@@ -274,7 +297,7 @@ public final class Tasks implements AutoCloseable {
                 throw conflict(t, "cancel");
             }
             AutomationTask u = with(t, TaskStatus.CANCELLED, null, t.activeRunId());
-            store.update(u);
+            writeChange(t, u);
             if (t.activeRunId() != null && runs != null) {
                 runs.cancel(t.activeRunId());
             }
@@ -380,6 +403,10 @@ public final class Tasks implements AutoCloseable {
     private void loop() {
         while (!closed) {
             try {
+                if (System.nanoTime() - lastSweep > SWEEP_EVERY.toNanos()) {
+                    lastSweep = System.nanoTime();
+                    settleAbandoned();
+                }
                 Instant now = clock.instant();
                 for (AutomationTask t : store.due(now, 50)) {
                     if (closed) {
@@ -393,8 +420,8 @@ public final class Tasks implements AutoCloseable {
                         return;
                     }
                     Instant next = store.earliest().orElse(null);
-                    long waitMs = next == null ? MAX_SLEEP.toMillis()
-                            : Math.min(MAX_SLEEP.toMillis(), Duration.between(clock.instant(), next).toMillis());
+                    long waitMs = next == null ? maxSleep.toMillis()
+                            : Math.min(maxSleep.toMillis(), Duration.between(clock.instant(), next).toMillis());
                     if (waitMs > 0) {
                         changed.await(waitMs, TimeUnit.MILLISECONDS);
                     }
@@ -424,6 +451,10 @@ public final class Tasks implements AutoCloseable {
                     || t.nextRunAt().isAfter(now)) {
                 return;
             }
+            Instant shown = t.schedule() instanceof Schedule.Once ? null : t.schedule().nextAfter(now).orElse(null);
+            if (!store.claim(t.id(), t.nextRunAt(), shown, now)) {
+                return; // another node sharing the store fired this occurrence
+            }
             RunHandle handle;
             try {
                 handle = launcher.launch(t);
@@ -434,14 +465,20 @@ public final class Tasks implements AutoCloseable {
                         t.model(), t.projectId(), t.schedule(), once ? TaskStatus.FAILED : TaskStatus.SCHEDULED,
                         once ? null : t.schedule().nextAfter(now).orElse(null), now, RunStatus.FAILED.wireName(),
                         t.runCount(), t.timeoutMs(), null, t.createdAt(), now, t.isolation());
-                store.update(u);
+                // unless it was paused or cancelled (on any node) while the launch was tried
+                store.updateIf(u, TaskStatus.RUNNING, null);
                 return;
+            } catch (RuntimeException | Error e) {
+                // not a refusal but a fault of this node (it escapes to the supervisor): the occurrence is given
+                // back, due as it was, for this scheduler after its restart or for another node
+                try {
+                    store.release(t.id(), t.nextRunAt());
+                } catch (RuntimeException | Error again) {
+                    e.addSuppressed(again);
+                }
+                throw e;
             }
-            store.linkRun(t.id(), handle.id(), now);
-            Instant shown = t.schedule() instanceof Schedule.Once ? null : t.schedule().nextAfter(now).orElse(null);
-            store.update(new AutomationTask(t.id(), t.userId(), t.name(), t.prompt(), t.agentType(), t.model(),
-                    t.projectId(), t.schedule(), TaskStatus.RUNNING, shown, now, t.lastRunStatus(), t.runCount() + 1,
-                    t.timeoutMs(), handle.id(), t.createdAt(), now, t.isolation()));
+            store.started(t.id(), handle.id(), now);
             watch(t.id(), handle.id(), t.timeoutMs());
         } finally {
             lock.unlock();
@@ -459,8 +496,14 @@ public final class Tasks implements AutoCloseable {
                     runs.cancel(runId);
                     done = runs.awaitCompletion(runId, Duration.ofMinutes(2));
                 }
-                RunStatus status = done.map(RunInfo::status).orElse(RunStatus.FAILED);
-                ended(taskId, runId, status);
+                if (done.isEmpty()) {
+                    // not stopped within 2 minutes, or another node's run this node cannot stop: it stays the
+                    // task's active run, and settleAbandoned ends the task when the run has ended
+                    LOG.log(System.Logger.Level.WARNING, "task " + taskId + ": run " + runId
+                            + " has not ended after it was stopped");
+                    return;
+                }
+                ended(taskId, runId, done.get().status());
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
             } catch (WorkspaceException e) {
@@ -488,18 +531,48 @@ public final class Tasks implements AutoCloseable {
                     nextRun = t.schedule().nextAfter(now).orElse(null);
                 }
             }
-            store.update(new AutomationTask(t.id(), t.userId(), t.name(), t.prompt(), t.agentType(), t.model(),
+            // conditional: the run's own watcher and another node's sweep may both see it end; one write counts
+            store.updateIf(new AutomationTask(t.id(), t.userId(), t.name(), t.prompt(), t.agentType(), t.model(),
                     t.projectId(), t.schedule(), next, nextRun, t.lastRunAt(), status.wireName(), t.runCount(),
-                    t.timeoutMs(), null, t.createdAt(), now, t.isolation()));
+                    t.timeoutMs(), null, t.createdAt(), now, t.isolation()), t.status(), t.activeRunId());
             changed.signalAll();
         } finally {
             lock.unlock();
         }
     }
 
+    /**
+     * Ends the runs of tasks whose firing node is gone: a task {@code running} (or paused with a run) whose run has
+     * ended without its watcher noticing — the run was settled {@code node_lost} by another node, or the node died
+     * before it could record the end — or whose occurrence was claimed but no run recorded for
+     * {@link #ABANDONED_CLAIM} (the claiming node died while launching). Every node does this; the conditional
+     * write in {@link #ended} lets one of them settle each.
+     */
+    private void settleAbandoned() {
+        List<AutomationTask> candidates = new java.util.ArrayList<>(store.withStatus(TaskStatus.RUNNING));
+        candidates.addAll(store.withStatus(TaskStatus.PAUSED).stream().filter(t -> t.activeRunId() != null).toList());
+        Instant now = clock.instant();
+        for (AutomationTask t : candidates) {
+            if (closed) {
+                return;
+            }
+            if (t.activeRunId() == null) {
+                if (t.updatedAt().plus(ABANDONED_CLAIM).isBefore(now)) {
+                    ended(t.id(), null, RunStatus.FAILED);
+                }
+                continue;
+            }
+            Optional<RunInfo> info = runs.find(t.activeRunId());
+            if (info.isEmpty() || info.get().status().terminal()) {
+                ended(t.id(), t.activeRunId(), info.map(RunInfo::status).orElse(RunStatus.FAILED));
+            }
+        }
+    }
+
     private void recover(AutomationTask t) {
         if (t.activeRunId() == null) {
-            ended(t.id(), null, RunStatus.FAILED);
+            // claimed, no run recorded yet: another node may be launching it right now; settleAbandoned ends it
+            // once the claim is ABANDONED_CLAIM old
             return;
         }
         Optional<RunInfo> info = runs.find(t.activeRunId());
@@ -519,6 +592,18 @@ public final class Tasks implements AutoCloseable {
     private AutomationTask get(String id) {
         return store.find(id).orElseThrow(() -> new WorkspaceException.NotFound(TaskErrorCodes.TASK_NOT_FOUND,
                 "no such task"));
+    }
+
+    /**
+     * Writes a user's change of {@code t} only if no other node changed the task's state meanwhile (fired it, ended
+     * its run): otherwise 409 {@code TASK_STATE_CONFLICT}, and the caller may read the task again and retry. On one
+     * node the lock makes this never happen.
+     */
+    private void writeChange(AutomationTask t, AutomationTask u) {
+        if (!store.updateIf(u, t.status(), t.activeRunId())) {
+            throw new WorkspaceException.Conflict(TaskErrorCodes.TASK_STATE_CONFLICT, "the task changed meanwhile"
+                    + " (it fired or its run ended on another node); read it again and retry");
+        }
     }
 
     private AutomationTask with(AutomationTask t, TaskStatus status, Instant next, String activeRunId) {
