@@ -184,7 +184,12 @@ class WorkflowCompatibilityTest {
         thirteen.add(agent("codex"));
         expect(s.post(BASE + "/agent_team/preview", request(thirteen, Map.of()), "X-API-Key", key), 400,
                 "INVALID_WORKFLOW_METADATA");
-        expect(s.post(BASE + "/agent_team/preview", Map.of(), "X-API-Key", key), 400, "INVALID_WORKFLOW_METADATA");
+        HttpResponse<String> refused = s.post(BASE + "/agent_team/preview", Map.of(), "X-API-Key", key);
+        expect(refused, 400, "INVALID_WORKFLOW_METADATA");
+        assertEquals("true", refused.headers().firstValue("Deprecation").orElse(""), "an error answer is deprecated too");
+        HttpResponse<String> unknownRun = s.get(BASE + "/runs/wfr_nope", "X-API-Key", key);
+        assertEquals(404, unknownRun.statusCode(), unknownRun.body());
+        assertEquals("true", unknownRun.headers().firstValue("Deprecation").orElse(""), "a 404 answer is deprecated too");
         expect(s.post(BASE + "/nope/preview", request(twelve, Map.of()), "X-API-Key", key), 404,
                 "WORKFLOW_NOT_FOUND");
         expect(s.post(BASE + "/nope/runs", request(twelve, Map.of()), "X-API-Key", key), 404, "WORKFLOW_NOT_FOUND");
