@@ -117,6 +117,19 @@ public final class JournalStream {
         return limiter.acquire(principal);
     }
 
+    /**
+     * For a stream that is not a journal (a route that polls and writes snapshots): ends it as {@link #follow} would
+     * when the credential that opened it is no longer valid or its account is gone, writing the {@code error} event
+     * {@code CREDENTIAL_REVOKED}. True when the stream may go on.
+     */
+    public boolean stillValid(Principal principal, Out out) {
+        if (auth.stillValid(principal)) {
+            return true;
+        }
+        out.emit(NO_ID, "error", error(CREDENTIAL_REVOKED, CREDENTIAL_INVALID));
+        return false;
+    }
+
     /** The request's {@code Last-Event-ID} header, or null. */
     public static String lastEventId(Call call) {
         return call.request().headers().first(HeaderNames.create("Last-Event-ID")).orElse(null);

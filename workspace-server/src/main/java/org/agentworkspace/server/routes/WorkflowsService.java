@@ -155,7 +155,8 @@ public final class WorkflowsService extends ApiService {
 
     /**
      * A {@code snapshot} event ({@code {run: WorkflowRun}}) at once and every second while the run is active; the
-     * stream ends after the snapshot that shows it ended.
+     * stream ends after the snapshot that shows it ended, or with an {@code error} event {@code CREDENTIAL_REVOKED}
+     * once the credential that opened it is no longer valid.
      */
     private void events(Call call) throws InterruptedException {
         String runId = call.pathParam("runId");
@@ -172,6 +173,10 @@ public final class WorkflowsService extends ApiService {
                     return;
                 }
                 Thread.sleep(SNAPSHOT_EVERY);
+                // a revoked key or a deleted account ends the stream, as the automation run streams do
+                if (!follower().stillValid(call.principal(), out)) {
+                    return;
+                }
                 run = workflows.find(call.principal().user(), runId);
             }
         } catch (UncheckedIOException e) {

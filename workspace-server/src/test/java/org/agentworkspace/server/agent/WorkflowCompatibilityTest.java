@@ -309,6 +309,7 @@ class WorkflowCompatibilityTest {
     }
 
     @Test
+    @org.junit.jupiter.api.Timeout(180) // the revoked stream below must end; a stream that did not would hang here
     void cancelInFlightCancelsEveryActiveNodeRun() throws Exception {
         JsonNode run = expect(s.post(BASE + "/agent_team/runs", request(List.of(agent("opencode"),
                 agent("claude-code")), Map.of()), "X-API-Key", key), 202, null);
@@ -328,6 +329,30 @@ class WorkflowCompatibilityTest {
             Thread.sleep(50);
         }
         assertTrue(coordinatorRun != null, "the coordinator started");
+        // a snapshot stream opened with a key ends with CREDENTIAL_REVOKED once that key is switched off
+        String[] watcher = s.createKey(admin, "watcher", List.of("tasks:read"));
+        HttpRequest req = HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + s.server.port() + BASE + "/runs/"
+                + id + "/events")).header("X-API-Key", watcher[1]).timeout(Duration.ofSeconds(60)).GET().build();
+        HttpResponse<InputStream> res = HttpClient.newHttpClient().send(req, HttpResponse.BodyHandlers.ofInputStream());
+        assertEquals(200, res.statusCode());
+        try (BufferedReader r = new BufferedReader(new InputStreamReader(res.body(), StandardCharsets.UTF_8))) {
+            String event = null;
+            boolean toggled = false;
+            String revoked = null;
+            for (String line; (line = r.readLine()) != null; ) {
+                if (line.startsWith("event:")) {
+                    event = line.substring(6).strip();
+                } else if (line.startsWith("data:") && "snapshot".equals(event) && !toggled) {
+                    expect(s.send("PATCH", "/api/settings/api-keys/" + watcher[0] + "/toggle",
+                            Map.of("is_active", false), bearer(admin)), 200, null);
+                    toggled = true;
+                } else if (line.startsWith("data:") && "error".equals(event)) {
+                    revoked = line.substring(5).strip();
+                }
+            }
+            assertTrue(toggled, "a first snapshot came");
+            assertTrue(revoked != null && revoked.contains("CREDENTIAL_REVOKED"), "the stream ended revoked: " + revoked);
+        }
         // a tasks:read key may not cancel
         String reader = s.createKey(admin, "reader", List.of("tasks:read"))[1];
         expect(s.post(BASE + "/runs/" + id + "/cancel", Map.of(), "X-API-Key", reader), 403, "INSUFFICIENT_SCOPE");
