@@ -46,8 +46,12 @@ final class JarServer implements AutoCloseable {
 
     private JarServer(Path dir, Path logFile, List<String> flags, Map<String, String> env, boolean relaunchOn42)
             throws IOException {
-        Path jar = Path.of(System.getProperty("aw.server.jar", "target/workspace-server.jar"));
-        Path libs = Path.of(System.getProperty("aw.server.libs", "target/libs"));
+        // set by Failsafe (workspace-server/pom.xml): run these tests with verify, which packages the jar first
+        String jarProperty = System.getProperty("aw.server.jar");
+        assertTrue(jarProperty != null && System.getProperty("aw.server.libs") != null,
+                "aw.server.jar and aw.server.libs are not set: run this test with verify (Failsafe), not test");
+        Path jar = Path.of(jarProperty);
+        Path libs = Path.of(System.getProperty("aw.server.libs"));
         assertTrue(Files.isRegularFile(jar), jar + " is built (the verify phase packages it first)");
         this.dataDir = Files.createDirectories(dir.resolve("data"));
         Path home = Files.createDirectories(dir.resolve("home"));
