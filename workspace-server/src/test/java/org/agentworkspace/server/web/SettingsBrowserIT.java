@@ -10,8 +10,6 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.TimeUnit;
 
-import org.agentworkspace.core.agent.AgentSettings;
-import org.agentworkspace.server.TestServer;
 import org.agentworkspace.server.http.WebApp;
 import org.agentworkspace.testkit.fakecli.FakeClis;
 import org.agentworkspace.testkit.fakecli.FakeNpm;
@@ -23,7 +21,8 @@ import org.junit.jupiter.api.io.TempDir;
 
 /**
  * The settings and automation pages in a real browser (headless Chromium driven by {@code workspace-web/e2e/settings.mjs})
- * against the running server with its packaged UI. No provider is ready at first: claude is installed from the UI
+ * against the packaged server ({@link JarServer}: the built jar started as a process of its own, configured with its
+ * command-line flags and environment only) and its UI. No provider is ready at first: claude is installed from the UI
  * with the testkit's fake npm (its progress followed to the end, across a reload), then given a key; gemini is a fake
  * CLI (installed, no credential) that the tasks run. An API key made in the UI is used by the script's own HTTP
  * client. Desktop and a 360x740 phone; axe-core on every page; screenshots in
@@ -56,9 +55,13 @@ class SettingsBrowserIT {
         // gemini is a fake CLI outside PATH, named to the engine: installed, with no credential
         Path clis = FakeClis.install(tmp.resolve("clis"), List.of("gemini"));
         Path gemini = FakeClis.binary(clis, "gemini");
-        try (TestServer s = TestServer.start(c -> c.withAgent(AgentSettings.defaults().withBinaries(Map.of("gemini", gemini))
-                        .withProviderEnv(Map.of("gemini", Map.of("PATH", "/usr/bin:/bin", "AW_FAKE_EVENTS", "40", "AW_FAKE_DELAY_MS", "50")))),
-                Map.of("PATH", npmBin + ":/usr/bin:/bin", "npm_config_fake_lines", "80", "npm_config_fake_delay_ms", "60"))) {
+        // configured only as an operator can: flags and the server's environment
+        List<String> flags = List.of("--cli-path", "gemini=" + gemini,
+                "--provider-env", "gemini:PATH=/usr/bin:/bin,gemini:AW_FAKE_EVENTS=40,gemini:AW_FAKE_DELAY_MS=50");
+        Map<String, String> env = Map.of("PATH", npmBin + ":/usr/bin:/bin", "npm_config_fake_lines", "80",
+                "npm_config_fake_delay_ms", "60");
+        Path serverLog = Path.of("target", "settings-e2e-server.log").toAbsolutePath();
+        try (JarServer s = JarServer.start(tmp.resolve("server"), serverLog, flags, env)) {
             String hold = System.getProperty("aw.e2e.hold", "");
             if (!hold.isEmpty()) {
                 // development: keep the server up for running e2e/settings.mjs by hand until the file is deleted
@@ -92,7 +95,8 @@ class SettingsBrowserIT {
             if (!ended) {
                 throw new AssertionError("the browser test did not finish within 6 minutes");
             }
-            assertEquals(0, p.exitValue(), "the settings browser test failed (its output is above; screenshots in " + shots + ")");
+            assertEquals(0, p.exitValue(), "the settings browser test failed (its output is above; the server's log is "
+                    + serverLog + ", screenshots in " + shots + ")");
         }
     }
 }

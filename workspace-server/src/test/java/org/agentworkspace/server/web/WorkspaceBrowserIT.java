@@ -14,8 +14,6 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.TimeUnit;
 
-import org.agentworkspace.core.agent.AgentSettings;
-import org.agentworkspace.server.TestServer;
 import org.agentworkspace.server.http.WebApp;
 import org.agentworkspace.testkit.fakecli.FakeClis;
 import org.agentworkspace.testkit.realcli.RealCli;
@@ -26,7 +24,8 @@ import org.junit.jupiter.api.io.TempDir;
 
 /**
  * The workspace panels in a real browser (headless Chromium driven by {@code workspace-web/e2e/workspace.mjs}) against
- * the running server with its packaged UI and fake CLIs: a git project whose file is opened, edited and saved (with a
+ * the packaged server ({@link JarServer}: the built jar as a process of its own, the fake CLIs named with
+ * {@code --cli-path}) and its UI: a git project whose file is opened, edited and saved (with a
  * change on disk in between: the conflict warning), seen in git status and in the diff, staged, committed and
  * found in the Git panel's history (GET /api/git/log, with the commits made outside the browser); a
  * terminal over /shell runs {@code echo}, is disconnected while a command still prints, and shows the missed output
@@ -55,7 +54,6 @@ class WorkspaceBrowserIT {
         }
         Assumptions.assumeTrue(skip == null, skip);
 
-        Path home = Files.createDirectories(tmp.resolve("home"));
         Path project = gitRepo(tmp.resolve("ws-project"), Map.of(
                 "README.md", "# A project\n",
                 "src/hello.txt", "hello\n",
@@ -85,12 +83,14 @@ class WorkspaceBrowserIT {
         }
 
         Path bin = FakeClis.install(tmp.resolve("bin"));
-        Map<String, Path> binaries = new HashMap<>();
+        // each provider's CLI named with --cli-path, as an operator would; HOME is a fresh folder (JarServer)
+        List<String> paths = new ArrayList<>();
         for (String p : List.of("claude", "codex", "gemini", "qwen", "opencode", "grok", "cursor")) {
-            binaries.put(p, FakeClis.binary(bin, p));
+            paths.add(p + "=" + FakeClis.binary(bin, p));
         }
-        try (TestServer s = TestServer.start(c -> c.withAgent(AgentSettings.defaults().withBinaries(binaries)),
-                Map.of("HOME", home.toString()))) {
+        Path serverLog = Path.of("target", "web-e2e-workspace-server.log").toAbsolutePath();
+        try (JarServer s = JarServer.start(tmp.resolve("server"), serverLog, List.of("--cli-path", String.join(",", paths)),
+                Map.of())) {
             if (!hold.isEmpty()) {
                 Files.writeString(Path.of(hold), "AW_E2E_URL=" + s.origin() + "\nAW_E2E_PROJECT=" + project.toRealPath()
                         + "\nAW_E2E_BENCH_PROJECT=" + bench.toRealPath() + "\n");
@@ -123,7 +123,8 @@ class WorkspaceBrowserIT {
             if (!ended) {
                 throw new AssertionError("the browser test did not finish within 6 minutes");
             }
-            assertEquals(0, p.exitValue(), "the browser test failed (its output is above; screenshots in " + shots + ")");
+            assertEquals(0, p.exitValue(), "the browser test failed (its output is above; the server's log is " + serverLog
+                    + ", screenshots in " + shots + ")");
 
             // what the browser did, as git sees it
             String logLines = git(project, "log", "--format=%s|%an", "-n", "3");
