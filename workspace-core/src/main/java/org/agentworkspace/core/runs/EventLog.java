@@ -395,16 +395,21 @@ final class EventLog implements AutoCloseable {
         });
     }
 
+    /** Adds a status entry after the run's last stored one (a run no live engine writes to any more). */
+    private static void appendStatusEntry(Handle h, String runId, String payload, Instant at) {
+        long seq = h.createQuery("SELECT COALESCE(MAX(seq), 0) FROM run_events WHERE run_id = :id")
+                .bind("id", runId).mapTo(Long.class).one() + 1;
+        h.createUpdate("INSERT INTO run_events (run_id, seq, kind, payload, created_at) "
+                        + "VALUES (:run, :seq, :kind, :payload, :at)")
+                .bind("run", runId).bind("seq", seq).bind("kind", EntryKind.STATUS.wireName())
+                .bind("payload", payload).bind("at", at.toEpochMilli())
+                .execute();
+    }
+
     /** Appends a terminal status to a run no engine owns any more (restart recovery), in one transaction. */
     void endOrphan(String runId, RunStatus status, String payload, String reason, Instant at) {
         store.write(h -> {
-            long seq = h.createQuery("SELECT COALESCE(MAX(seq), 0) FROM run_events WHERE run_id = :id")
-                    .bind("id", runId).mapTo(Long.class).one() + 1;
-            h.createUpdate("INSERT INTO run_events (run_id, seq, kind, payload, created_at) "
-                            + "VALUES (:run, :seq, :kind, :payload, :at)")
-                    .bind("run", runId).bind("seq", seq).bind("kind", EntryKind.STATUS.wireName())
-                    .bind("payload", payload).bind("at", at.toEpochMilli())
-                    .execute();
+            appendStatusEntry(h, runId, payload, at);
             updateRow(h, runId, new RowChange(status, null, at, null, reason));
             wakeReaders(h, runId);
             return null;
@@ -466,13 +471,7 @@ final class EventLog implements AutoCloseable {
             if (n == 0) {
                 return false;
             }
-            long seq = h.createQuery("SELECT COALESCE(MAX(seq), 0) FROM run_events WHERE run_id = :id")
-                    .bind("id", runId).mapTo(Long.class).one() + 1;
-            h.createUpdate("INSERT INTO run_events (run_id, seq, kind, payload, created_at) "
-                            + "VALUES (:run, :seq, :kind, :payload, :at)")
-                    .bind("run", runId).bind("seq", seq).bind("kind", EntryKind.STATUS.wireName())
-                    .bind("payload", payload).bind("at", at.toEpochMilli())
-                    .execute();
+            appendStatusEntry(h, runId, payload, at);
             wakeReaders(h, runId);
             return true;
         });
