@@ -130,6 +130,19 @@ public final class AgentRunService {
         }
     }
 
+    /**
+     * As {@link #checkIsolation(Isolation)} for a task that will start its runs in {@code projectDir}: a
+     * {@code worktree} task also needs the project to be a git repository with a commit (400
+     * {@link RunWorktrees#WORKTREE_NEEDS_GIT_REPOSITORY} at once, rather than a failed run at every occurrence). A
+     * folder not on this host (another node's project) is checked when its runs start.
+     */
+    public void checkIsolation(Isolation isolation, Path projectDir) {
+        checkIsolation(isolation);
+        if (isolation == Isolation.WORKTREE && projectDir != null && java.nio.file.Files.isDirectory(projectDir)) {
+            worktrees.requireRepository(projectDir);
+        }
+    }
+
     /** The worktree of a visible run that was started isolated; 404 otherwise. */
     public Optional<RunWorktrees.Worktree> worktree(User viewer, String runId) {
         find(viewer, runId);

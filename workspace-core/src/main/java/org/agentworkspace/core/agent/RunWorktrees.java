@@ -100,21 +100,30 @@ public final class RunWorktrees implements RunObserver {
     // ------------------------------------------------------------------ creating
 
     /**
-     * Stores the row, then adds a detached worktree of {@code projectDir}'s {@code HEAD} under the root.
-     *
-     * @throws WorkspaceException.Validation {@link #WORKTREE_NEEDS_GIT_REPOSITORY}
+     * The commit a worktree of {@code projectDir} would start from; 400 {@link #WORKTREE_NEEDS_GIT_REPOSITORY} when the
+     * folder is not a git repository with at least one commit (checked when a run starts, and when a task that will
+     * start worktree runs is created or changed).
      */
-    public Worktree prepare(Path projectDir, String project, Long accountId, boolean keep) {
+    public String requireRepository(Path projectDir) {
         Git.Result top = git(projectDir, "rev-parse", "--show-toplevel");
         Git.Result head = top.ok() ? git(projectDir, "rev-parse", "--verify", "-q", "HEAD^{commit}") : top;
         if (!top.ok() || !head.ok()) {
             throw new WorkspaceException.Validation(WORKTREE_NEEDS_GIT_REPOSITORY, "isolation 'worktree' needs the project to "
                     + "be a git repository with at least one commit; use isolation 'host' or initialise it");
         }
+        return head.out().strip();
+    }
+
+    /**
+     * Stores the row, then adds a detached worktree of {@code projectDir}'s {@code HEAD} under the root.
+     *
+     * @throws WorkspaceException.Validation {@link #WORKTREE_NEEDS_GIT_REPOSITORY}
+     */
+    public Worktree prepare(Path projectDir, String project, Long accountId, boolean keep) {
+        String base = requireRepository(projectDir);
         String id = newId();
         Path path = root.resolve(id);
         long now = clock.millis();
-        String base = head.out().strip();
         try {
             Files.createDirectories(root);
             store.write(h -> h.createUpdate("INSERT INTO run_worktrees (" + COLUMNS + ") VALUES (:id, NULL, :acc, "

@@ -106,9 +106,9 @@ public final class TasksService extends ApiService {
         String prompt = Call.requiredString(body, "prompt");
         String projectId = Call.requiredString(body, "projectId");
         String agentType = service.provider(Call.optionalString(body, "agentType").orElse(null));
-        if (projects.find(projectId).isEmpty()) {
-            throw new WorkspaceException.NotFound(AgentErrorCodes.PROJECT_NOT_FOUND, "no such project");
-        }
+        java.nio.file.Path projectDir = projects.find(projectId).map(p -> java.nio.file.Path.of(p.path()))
+                .orElseThrow(() -> new WorkspaceException.NotFound(AgentErrorCodes.PROJECT_NOT_FOUND,
+                        "no such project"));
         JsonNode schedule = body.get("schedule");
         if (schedule == null) {
             throw new WorkspaceException.Validation(TaskErrorCodes.INVALID_SCHEDULE, "schedule is required");
@@ -116,7 +116,7 @@ public final class TasksService extends ApiService {
         AutomationTask t = tasks.create(call.principal().user().id(), new Tasks.NewTask(
                 Call.optionalString(body, "name").orElse(null), prompt, agentType,
                 Call.optionalString(body, "model").filter(s -> !s.isBlank()).orElse(null), projectId,
-                tasks.parseSchedule(schedule), optionalLong(body, "timeoutMs"), isolation(body)));
+                tasks.parseSchedule(schedule), optionalLong(body, "timeoutMs"), isolation(body, projectDir)));
         call.send(Status.CREATED_201, view(t));
     }
 
@@ -183,7 +183,8 @@ public final class TasksService extends ApiService {
                 agentType, clearModel ? null : Call.optionalString(body, "model").orElse(null), clearModel,
                 body.has("schedule") ? tasks.parseSchedule(body.get("schedule")) : null,
                 clearTimeout ? null : optionalLong(body, "timeoutMs"), clearTimeout,
-                body.has("isolation") ? isolation(body) : null));
+                body.has("isolation") ? isolation(body, projects.find(t.projectId())
+                        .map(p -> java.nio.file.Path.of(p.path())).orElse(null)) : null));
         call.ok(view(u));
     }
 
@@ -277,12 +278,13 @@ public final class TasksService extends ApiService {
 
     /**
      * The task's {@code isolation}, checked as {@code POST /api/automation/run} checks it (the engine's rule: unknown
-     * values 400, {@code docker} 400 {@code ISOLATION_UNAVAILABLE}); absent is {@code host}.
+     * values 400, {@code docker} 400 {@code ISOLATION_UNAVAILABLE}, {@code worktree} in a folder that is not a git
+     * repository 400 {@code WORKTREE_NEEDS_GIT_REPOSITORY}); absent is {@code host}.
      */
-    private String isolation(JsonNode body) {
+    private String isolation(JsonNode body, java.nio.file.Path projectDir) {
         AgentRunService.Isolation i = AgentRunService.Isolation.parse(
                 Call.optionalString(body, "isolation").orElse(null));
-        service.checkIsolation(i);
+        service.checkIsolation(i, projectDir);
         return i.wireName();
     }
 

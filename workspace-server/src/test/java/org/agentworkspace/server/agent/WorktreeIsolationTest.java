@@ -307,6 +307,19 @@ class WorktreeIsolationTest {
         assertEquals("host", hostTask.path("isolation").asText(), hostTask.toString());
         expect(s.send("PATCH", "/api/automation/tasks/" + hostTask.path("id").asText(), Map.of("isolation", "docker"),
                 "X-API-Key", key), 400, "ISOLATION_UNAVAILABLE");
+        // a worktree task in a folder that is not a git repository is refused at once, not failed at every firing
+        Path plain = Files.createDirectories(tmp.resolve("plain-task"));
+        String plainName = s.quickStart(admin, plain);
+        Map<String, Object> plainBody = new HashMap<>(body);
+        plainBody.put("projectId", plainName);
+        plainBody.put("isolation", "worktree");
+        expect(s.post("/api/automation/tasks", plainBody, "X-API-Key", key), 400, "WORKTREE_NEEDS_GIT_REPOSITORY");
+        plainBody.put("isolation", "host");
+        String plainTask = expect(s.post("/api/automation/tasks", plainBody, "X-API-Key", key), 201, null)
+                .path("id").asText();
+        expect(s.send("PATCH", "/api/automation/tasks/" + plainTask, Map.of("isolation", "worktree"), "X-API-Key",
+                key), 400, "WORKTREE_NEEDS_GIT_REPOSITORY");
+        expect(s.delete("/api/automation/tasks/" + plainTask, null, "X-API-Key", key), 200, null);
         // a worktree task: changed by PATCH to fire now, it runs in its own worktree
         body.put("isolation", "worktree");
         JsonNode t = expect(s.post("/api/automation/tasks", body, "X-API-Key", key), 201, null);
