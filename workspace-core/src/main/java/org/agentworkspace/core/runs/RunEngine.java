@@ -41,8 +41,9 @@ import org.agentworkspace.core.store.Store;
  *       {@code failed} ("server restarted") and kills processes still carrying their ids.</li>
  *   <li>Several engines (nodes) may share a PostgreSQL store: each run carries the node that executes it, each node
  *       holds a lease with a heartbeat, and a node settles only the runs of nodes whose lease expired
- *       ({@code failed}, reason {@code node_lost}); a live node's runs are never touched. On SQLite there is one
- *       node. See docs/scale-out.md.</li>
+ *       ({@code failed}, reason {@code node_lost}); a live node's runs are never touched. A cancel, stdin write or
+ *       other {@link #request} for another node's run is stored for that node, which carries it out at the
+ *       requester's notice (a stored request). On SQLite there is one node. See docs/scale-out.md.</li>
  * </ul>
  */
 public final class RunEngine implements AutoCloseable {
@@ -964,8 +965,9 @@ public final class RunEngine implements AutoCloseable {
     }
 
     /**
-     * Cancels every queued or running run of this engine whose typed owner is account {@code userId} (the account
-     * that started it; {@link RunOwner#accountId()}): called when that account is deleted.
+     * Cancels every queued or running run whose typed owner is account {@code userId} (the account that started it;
+     * {@link RunOwner#accountId()}): called when that account is deleted. This engine's at once; on a shared store,
+     * also those other nodes run, each through its node (on a thread of its own, so this returns at once).
      *
      * @return how many runs are being cancelled
      */
@@ -975,6 +977,25 @@ public final class RunEngine implements AutoCloseable {
             Long owner = r.request.owner().accountId();
             if (owner != null && owner == userId && cancel(r.id)) {
                 n++;
+            }
+        }
+        if (lease.shared()) {
+            // the account's runs on other nodes: each cancelled there, off the caller's thread (a round trip each)
+            List<String> elsewhere = log.page(RunPage.Query.newest(1000).visibleTo(userId)
+                            .withStatuses(java.util.EnumSet.of(RunStatus.QUEUED, RunStatus.RUNNING))).runs().stream()
+                    .map(r -> r.info().id()).filter(id -> !active.containsKey(id)).toList();
+            if (!elsewhere.isEmpty()) {
+                n += elsewhere.size();
+                Thread.ofVirtual().name("aw-cancel-owned-" + userId).start(() -> {
+                    for (String id : elsewhere) {
+                        try {
+                            cancel(id);
+                        } catch (RuntimeException e) {
+                            LOG.log(System.Logger.Level.WARNING, "run " + id + " of deleted account " + userId
+                                    + " could not be cancelled on its node: " + e.getMessage());
+                        }
+                    }
+                });
             }
         }
         if (n > 0) {

@@ -224,4 +224,22 @@ class PostgresRunRequestsTest {
                 "waited the bound: " + took + " ms");
         assertEquals(0, requestRows(s), "withdrawn: a node that wakes up later finds nothing to carry out");
     }
+
+    @Test
+    void deletingAnAccountOnOneNodeCancelsItsRunsOnTheOthers() throws Exception {
+        RunFixtures fx = new RunFixtures(tmp);
+        RunEngine a = node("node_a");
+        RunEngine b = node("node_b");
+        RunOwner owner = new RunOwner(42L, null, null, "test", null);
+        RunHandle mine = a.start(RunFixtures.request(fx.claude("AW_FAKE_SILENCE_MS", "60000")).withOwner(owner));
+        RunHandle other = a.start(RunFixtures.request(fx.claude("AW_FAKE_SILENCE_MS", "60000"))
+                .withOwner(new RunOwner(7L, null, null, "test", null)));
+        awaitStatus(a, mine.id(), RunStatus.RUNNING);
+        awaitStatus(a, other.id(), RunStatus.RUNNING);
+        assertEquals(1, b.cancelOwnedBy(42L), "account 42's run on A");
+        RunInfo done = b.awaitCompletion(mine.id(), Duration.ofSeconds(20)).orElseThrow();
+        assertEquals(RunStatus.CANCELLED, done.status());
+        assertEquals(RunStatus.RUNNING, a.find(other.id()).orElseThrow().status(), "another account's run runs on");
+        assertTrue(a.cancel(other.id()));
+    }
 }
