@@ -514,15 +514,21 @@ class MultiNodeIT {
         onA.send(Map.of("type", "turn", "provider", "claude", "permissionMode", "default", "projectName", projectName,
                 "message", "write a file"));
         String runId = until(onA, "subscribed").getLast().path("runId").asText();
-        JsonNode askedOnA = until(onA, "permission-request").getLast();
+        List<JsonNode> framesA = until(onA, "permission-request");
+        JsonNode askedOnA = framesA.getLast();
+        long seenOnA = askedOnA.path("seq").asLong();
 
-        // followed on B from the start: the replay, the open request (from the log), then live
+        // the client's connection drops; it reconnects, landing on B, and subscribes after the last seq it saw:
+        // B sends the still-open request again (read from the log), then the rest of the run live
+        onA.ws.abort();
         JsonSocketClient onB = socket(b, token);
-        onB.send(Map.of("type", "subscribe", "runId", runId, "afterSeq", 0));
+        onB.send(Map.of("type", "subscribe", "runId", runId, "afterSeq", seenOnA));
         List<JsonNode> framesB = new ArrayList<>(until(onB, "permission-request"));
+        assertEquals("subscribed", framesB.getFirst().path("type").asText(), framesB.toString());
+        assertEquals(seenOnA, framesB.getFirst().path("afterSeq").asLong());
         JsonNode askedOnB = framesB.getLast();
         assertEquals(askedOnA.path("requestId").asText(), askedOnB.path("requestId").asText(), askedOnB.toString());
-        assertEquals(askedOnA.path("seq").asLong(), askedOnB.path("seq").asLong());
+        assertEquals(seenOnA, askedOnB.path("seq").asLong());
         assertEquals("Write", askedOnB.path("toolName").asText());
 
         long t1 = System.nanoTime();
@@ -540,14 +546,29 @@ class MultiNodeIT {
                 .findFirst().orElse("");
         assertTrue(cliSaw.contains("allow") && !cliSaw.contains("none"), "the CLI on A got the answer: "
                 + framesText);
-        // every entry once, in order, on B; and the same entries A's socket saw
-        List<Long> seqsB = framesB.stream().filter(f -> f.path("type").asText().equals("event")
-                || f.path("type").asText().equals("complete")).map(f -> f.path("seq").asLong()).toList();
-        for (int i = 0; i < seqsB.size(); i++) {
-            assertEquals(i + 1, seqsB.get(i), "seq " + (i + 1) + " once, in order: " + seqsB);
+        // A's part and B's part together: seq 1 … N once each, in order; equal to a full replay
+        List<Long> seqs = new ArrayList<>();
+        for (JsonNode f : framesA) {
+            if (f.path("type").asText().equals("event")) {
+                seqs.add(f.path("seq").asLong());
+            }
         }
-        List<JsonNode> framesA = until(onA, "complete");
-        assertEquals(seqsB.getLast(), framesA.getLast().path("seq").asLong(), "one log");
+        for (JsonNode f : framesB) {
+            if (f.path("type").asText().equals("event") || f.path("type").asText().equals("complete")) {
+                seqs.add(f.path("seq").asLong());
+            }
+        }
+        for (int i = 0; i < seqs.size(); i++) {
+            assertEquals(i + 1, seqs.get(i), "seq " + (i + 1) + " once, in order: " + seqs);
+        }
+        JsonSocketClient replay = socket(a, token);
+        replay.send(Map.of("type", "subscribe", "runId", runId, "afterSeq", 0));
+        List<JsonNode> whole = until(replay, "complete");
+        assertEquals(seqs.getLast(), whole.getLast().path("seq").asLong(), "one log: " + whole);
+        assertEquals(seqs.size(), whole.stream().filter(f -> f.path("type").asText().equals("event")
+                || f.path("type").asText().equals("complete")).count());
+        replay.ws.abort();
+        onA = socket(a, token);
 
         // a second turn on A, aborted through B while its permission request is open
         onA.send(Map.of("type", "turn", "provider", "claude", "permissionMode", "default", "projectName", projectName,
