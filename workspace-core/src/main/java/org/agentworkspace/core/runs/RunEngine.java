@@ -381,9 +381,12 @@ public final class RunEngine implements AutoCloseable {
      * Cancels a run: a queued one ends {@code cancelled} at once; a running one has its process tree killed (SIGTERM,
      * then SIGKILL after the grace period) and ends {@code cancelled}.
      *
-     * @return true when the run was queued or running here and is now being cancelled; false when it had already
-     *         ended (or is owned by no engine in this process)
-     * @throws WorkspaceException.NotFound no such run
+     * A run another node executes (shared store) is cancelled by that node: see {@link #request}.
+     *
+     * @return true when the run was queued or running and is now being cancelled; false when it had already ended
+     * @throws WorkspaceException.NotFound    no such run
+     * @throws WorkspaceException.Unavailable another node's run whose node cannot be reached ({@link #RUN_NODE_LOST},
+     *                                        {@link #RUN_NODE_NOT_ANSWERING})
      */
     public boolean cancel(String runId) {
         return cancel(runId, () -> { });
@@ -440,6 +443,7 @@ public final class RunEngine implements AutoCloseable {
     /**
      * Writes text (typically one JSON line with its newline) to the stdin of an interactive run
      * ({@link ProcessSpec#interactive()}); text written while the run is queued is kept until its process starts.
+     * Another node's run (shared store) is written by that node ({@link #request}; same exceptions).
      *
      * @return false when the run has ended, is not interactive, or its stdin is closed
      * @throws WorkspaceException.NotFound no such run
