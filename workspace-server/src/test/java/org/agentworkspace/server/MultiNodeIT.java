@@ -117,7 +117,15 @@ class MultiNodeIT {
         dbUrl = PG_ADMIN_URL.replaceFirst("/[^/?]+(\\?|$)", "/" + dbName + "$1");
     }
 
+    /** claude prints the digest of the key it got; qwen thinks for ten minutes (a long run); codex streams 40 events. */
+    static final String PROVIDER_ENV = "claude:AW_FAKE_ECHO_DIGEST=ANTHROPIC_API_KEY,qwen:AW_FAKE_SILENCE_MS=600000,"
+            + "codex:AW_FAKE_EVENTS=40,codex:AW_FAKE_DELAY_MS=150";
+
     Node start(Path data, Path bin) throws Exception {
+        return start(data, bin, PROVIDER_ENV);
+    }
+
+    Node start(Path data, Path bin, String providerEnv) throws Exception {
         Path jar = Path.of(System.getProperty("aw.server.jar"));
         Path libs = Path.of(System.getProperty("aw.server.libs"));
         assertTrue(Files.isRegularFile(jar), jar + " is built");
@@ -127,11 +135,7 @@ class MultiNodeIT {
                 "-m", "org.agentworkspace.server/org.agentworkspace.server.Main",
                 "--port", "0", "--data-dir", data.toString(), "--db-url", dbUrl,
                 "--project-roots", tmp.toString(), "--history-index", "false",
-                "--cli-path", bin.toString(),
-                // claude prints the digest of the key it got; qwen thinks for ten minutes (a long run); codex streams
-                // 40 events 150 ms apart
-                "--provider-env", "claude:AW_FAKE_ECHO_DIGEST=ANTHROPIC_API_KEY,qwen:AW_FAKE_SILENCE_MS=600000,"
-                        + "codex:AW_FAKE_EVENTS=40,codex:AW_FAKE_DELAY_MS=150");
+                "--cli-path", bin.toString(), "--provider-env", providerEnv);
         ProcessBuilder pb = new ProcessBuilder(cmd).redirectErrorStream(true);
         pb.environment().put("HOME", Files.createDirectories(data.resolveSibling(data.getFileName() + "-home"))
                 .toString());
@@ -436,5 +440,149 @@ class MultiNodeIT {
         assertEquals(List.of(), processesOf(longRun), "A reaped its orphan when it came back: " + a2.output());
         assertEquals("failed", run(a2, token, longRun).path("status").asText());
         assertTrue(run(a2, token, longRun).toString().contains("node_lost"));
+    }
+
+    /** A {@code /ws} socket of {@code token}'s user on node {@code n}. */
+    JsonSocketClient socket(Node n, String token) throws Exception {
+        JsonSocketClient c = new JsonSocketClient();
+        c.ws = http.newWebSocketBuilder().connectTimeout(Duration.ofSeconds(10)).header("Authorization",
+                bearer(token)).buildAsync(URI.create("ws://127.0.0.1:" + n.port + "/ws"), c).get(30, TimeUnit.SECONDS);
+        return c;
+    }
+
+    /** The next frame of {@code c} that is not a {@code pong}; fails after 60 s. */
+    static JsonNode frame(JsonSocketClient c) throws InterruptedException {
+        JsonNode m = c.messages.poll(60, TimeUnit.SECONDS);
+        assertTrue(m != null, "a frame within 60 s");
+        return m;
+    }
+
+    /** Frames of {@code c} up to and with the first of {@code type}; an error frame fails. */
+    static List<JsonNode> until(JsonSocketClient c, String type) throws InterruptedException {
+        List<JsonNode> out = new ArrayList<>();
+        while (true) {
+            JsonNode m = frame(c);
+            out.add(m);
+            assertFalse(m.path("type").asText().equals("error"), m.toString());
+            if (m.path("type").asText().equals(type)) {
+                return out;
+            }
+        }
+    }
+
+    /**
+     * Any node serves any run (docs/scale-out.md "Control from any node"): a run on A cancelled through B's HTTP
+     * route; a {@code /ws} turn started on A followed through B's socket (every entry once, in order), its permission
+     * request shown on B and answered through B, the answer reaching the CLI on A; a second turn on A aborted through
+     * B's socket. B carries each out through a stored request A takes at B's NOTIFY.
+     */
+    @Test
+    void aRunOnACanBeCancelledAndItsTurnAnsweredAndAbortedThroughB() throws Exception {
+        createDatabase();
+        Path bin = FakeClis.install(tmp.resolve("bin"), List.of("claude", "qwen"));
+        Path project = Files.createDirectories(tmp.resolve("project"));
+        // claude asks for permission to use Write (in permission mode default, on stdin) and waits for the answer
+        String env = "claude:AW_FAKE_ASK_PERMISSION=Write,qwen:AW_FAKE_SILENCE_MS=600000";
+        Node a = start(Files.createDirectories(tmp.resolve("node-a")), bin, env);
+        Node b = start(Files.createDirectories(tmp.resolve("node-b")), bin, env);
+        String token = ok(call(a, "POST", "/api/auth/register",
+                "{\"username\":\"admin\",\"password\":\"multi-node-password\"}"), 200).path("token").asText();
+
+        // cancel through B of a run on A: answered as a local cancel, the run's process on A gone
+        String longRun = ok(call(a, "POST", "/api/automation/run", "{\"prompt\":\"think long\",\"agentType\":\"qwen\","
+                + "\"projectPath\":\"" + project + "\"}", "Authorization", bearer(token)), 202).path("id").asText();
+        awaitStatus(a, token, longRun, Duration.ofSeconds(60), "running");
+        long t0 = System.nanoTime();
+        JsonNode cancelled = ok(call(b, "POST", "/api/automation/runs/" + longRun + "/cancel", null,
+                "Authorization", bearer(token)), 200);
+        long took = Duration.ofNanos(System.nanoTime() - t0).toMillis();
+        System.out.println("MultiNodeIT: cancel through B of a run on A answered (run cancelled) after " + took
+                + " ms");
+        assertEquals("cancelled", cancelled.path("status").asText(), cancelled.toString());
+        assertTrue(took < 10_000, took + " ms");
+        long reapDeadline = System.nanoTime() + Duration.ofSeconds(15).toNanos();
+        while (!processesOf(longRun).isEmpty() && System.nanoTime() < reapDeadline) {
+            Thread.sleep(100);
+        }
+        assertEquals(List.of(), processesOf(longRun), "A killed the run's process");
+        assertEquals("cancelled", run(a, token, longRun).path("status").asText());
+
+        // a /ws turn on A, waiting for a permission answer
+        String projectName = ok(call(a, "POST", "/api/projects/quick-start", "{\"path\":\"" + project + "\"}",
+                "Authorization", bearer(token)), 200).path("name").asText();
+        JsonSocketClient onA = socket(a, token);
+        onA.send(Map.of("type", "turn", "provider", "claude", "permissionMode", "default", "projectName", projectName,
+                "message", "write a file"));
+        String runId = until(onA, "subscribed").getLast().path("runId").asText();
+        List<JsonNode> framesA = until(onA, "permission-request");
+        JsonNode askedOnA = framesA.getLast();
+        long seenOnA = askedOnA.path("seq").asLong();
+
+        // the client's connection drops; it reconnects, landing on B, and subscribes after the last seq it saw:
+        // B sends the still-open request again (read from the log), then the rest of the run live
+        onA.ws.abort();
+        JsonSocketClient onB = socket(b, token);
+        onB.send(Map.of("type", "subscribe", "runId", runId, "afterSeq", seenOnA));
+        List<JsonNode> framesB = new ArrayList<>(until(onB, "permission-request"));
+        assertEquals("subscribed", framesB.getFirst().path("type").asText(), framesB.toString());
+        assertEquals(seenOnA, framesB.getFirst().path("afterSeq").asLong());
+        JsonNode askedOnB = framesB.getLast();
+        assertEquals(askedOnA.path("requestId").asText(), askedOnB.path("requestId").asText(), askedOnB.toString());
+        assertEquals(seenOnA, askedOnB.path("seq").asLong());
+        assertEquals("Write", askedOnB.path("toolName").asText());
+
+        long t1 = System.nanoTime();
+        onB.send(Map.of("type", "permission-response", "requestId", askedOnB.path("requestId").asText(),
+                "decision", "allow"));
+        framesB.addAll(until(onB, "complete"));
+        long answered = Duration.ofNanos(System.nanoTime() - t1).toMillis();
+        System.out.println("MultiNodeIT: a permission answered through B's /ws, the turn on A complete on B after "
+                + answered + " ms");
+        JsonNode complete = framesB.getLast();
+        assertEquals("completed", complete.path("status").asText(), complete.toString());
+        String framesText = framesB.toString();
+        assertTrue(framesText.contains("\"decision\":\"allow\""), "the answer is logged: " + framesText);
+        String cliSaw = framesB.stream().map(JsonNode::toString).filter(f -> f.contains("aw_fake_permission"))
+                .findFirst().orElse("");
+        assertTrue(cliSaw.contains("allow") && !cliSaw.contains("none"), "the CLI on A got the answer: "
+                + framesText);
+        // A's part and B's part together: seq 1 … N once each, in order; equal to a full replay
+        List<Long> seqs = new ArrayList<>();
+        for (JsonNode f : framesA) {
+            if (f.path("type").asText().equals("event")) {
+                seqs.add(f.path("seq").asLong());
+            }
+        }
+        for (JsonNode f : framesB) {
+            if (f.path("type").asText().equals("event") || f.path("type").asText().equals("complete")) {
+                seqs.add(f.path("seq").asLong());
+            }
+        }
+        for (int i = 0; i < seqs.size(); i++) {
+            assertEquals(i + 1, seqs.get(i), "seq " + (i + 1) + " once, in order: " + seqs);
+        }
+        JsonSocketClient replay = socket(a, token);
+        replay.send(Map.of("type", "subscribe", "runId", runId, "afterSeq", 0));
+        List<JsonNode> whole = until(replay, "complete");
+        assertEquals(seqs.getLast(), whole.getLast().path("seq").asLong(), "one log: " + whole);
+        assertEquals(seqs.size(), whole.stream().filter(f -> f.path("type").asText().equals("event")
+                || f.path("type").asText().equals("complete")).count());
+        replay.ws.abort();
+        onA = socket(a, token);
+
+        // a second turn on A, aborted through B while its permission request is open
+        onA.send(Map.of("type", "turn", "provider", "claude", "permissionMode", "default", "projectName", projectName,
+                "message", "write another file"));
+        String second = until(onA, "subscribed").getLast().path("runId").asText();
+        until(onA, "permission-request");
+        onB.send(Map.of("type", "subscribe", "runId", second, "afterSeq", 0));
+        until(onB, "permission-request");
+        onB.send(Map.of("type", "abort", "runId", second));
+        List<JsonNode> aborted = until(onB, "complete");
+        assertEquals("cancelled", aborted.getLast().path("status").asText(), aborted.getLast().toString());
+        assertTrue(aborted.toString().contains("\"reason\":\"cancelled\""), "the open request was denied first: "
+                + aborted);
+        onA.ws.abort();
+        onB.ws.abort();
     }
 }

@@ -281,8 +281,8 @@ public final class AgentRunService {
         RunInfo info = find(viewer, runId).info();
         if (!info.status().terminal()) {
             // marked cancelled first, so a CLI that ends as soon as its request is denied still ends cancelled
-            String id = info.id();
-            runs.engine().cancel(id, () -> runs.permissions().cancelAll(id));
+            // on the node that holds the run: this one, or another through the engine's stored request
+            runs.permissions().abort(info.id());
             runs.engine().awaitCompletion(info.id(), wait);
             info = runs.engine().find(info.id()).orElseThrow(AgentRunService::notFound);
         }
@@ -389,9 +389,12 @@ public final class AgentRunService {
         return runs.redact(runId, provider, line);
     }
 
-    /** Ends a run now, without waiting: its pending permission requests are cancelled, then the run. */
+    /**
+     * Ends a run now, without waiting for its end: its pending permission requests are cancelled, then the run, on
+     * the node that holds it (this one, or another node sharing the store, which carries it out at once).
+     */
     public void abort(String runId) {
-        runs.engine().cancel(runId, () -> runs.permissions().cancelAll(runId));
+        runs.permissions().abort(runId);
     }
 
     /** The permission requests of interactive runs (answered over {@code /ws}). */

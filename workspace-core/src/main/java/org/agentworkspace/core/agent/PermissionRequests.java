@@ -38,6 +38,11 @@ public final class PermissionRequests implements AutoCloseable {
     private static final String ALPHABET = "0123456789abcdefghijklmnopqrstuvwxyz";
     /** Less than the engine's default inactivity timeout (10 min): a waiting CLI prints nothing. */
     public static final Duration DEFAULT_TIMEOUT = Duration.ofMinutes(5);
+    /** The engine request that answers an open request on the node holding its run (payload {requestId, allow}). */
+    static final String ANSWER = "permission-answer";
+    /** The engine request that denies a run's open requests ("cancelled") and then cancels it. */
+    static final String ABORT = "abort";
+    private static final java.util.regex.Pattern REQUEST_ID = java.util.regex.Pattern.compile("perm_[a-z0-9]{20}");
 
     /**
      * One open request. {@code cliRequestId} is the CLI's own id, answered in its control protocol; {@code seq} the
@@ -67,6 +72,40 @@ public final class PermissionRequests implements AutoCloseable {
             t.setDaemon(true);
             return t;
         });
+        // what this node does when a node that does not hold the run asks (docs/scale-out.md)
+        engine.handleRequests(ANSWER, (runId, payload) -> {
+            JsonNode n = parse(payload);
+            String requestId = n.path("requestId").asText("");
+            Pending p = open.get(requestId);
+            if (p == null || !p.runId().equals(runId)) {
+                throw notFound();
+            }
+            return String.valueOf(answer(requestId, n.path("allow").asBoolean(false), "answered"));
+        });
+        engine.handleRequests(ABORT, (runId, payload) -> String.valueOf(engine.cancel(runId, () -> cancelAll(runId))));
+    }
+
+    private JsonNode parse(String payload) {
+        try {
+            return mapper.readTree(payload);
+        } catch (java.io.IOException e) {
+            throw WorkspaceException.Validation.of("a permission answer request must be JSON");
+        }
+    }
+
+    private static WorkspaceException.NotFound notFound() {
+        return new WorkspaceException.NotFound(AgentErrorCodes.PERMISSION_REQUEST_NOT_FOUND,
+                "no open permission request with this id (answered, expired, or its run ended)");
+    }
+
+    /**
+     * Stops a run from any node: its open requests are denied ("cancelled"), then it is cancelled, on the node that
+     * holds it (this one, or another node through the engine's stored request).
+     *
+     * @return true when the run was queued or running and is now being cancelled
+     */
+    public boolean abort(String runId) {
+        return engine.request(runId, ABORT, "").map(Boolean::parseBoolean).orElse(false);
     }
 
     /** How long a request waits for an answer before it is denied (default 5 minutes). */
@@ -126,8 +165,109 @@ public final class PermissionRequests implements AutoCloseable {
         return Optional.ofNullable(open.get(requestId));
     }
 
-    /** The run's open requests, oldest first. */
+    /**
+     * The open request with this id wherever its run is held: this node's, else read from the log of an unfinished
+     * run of another node (a {@code permission-request} entry with no {@code permission-response} after it, not
+     * expired). Such a request has no {@link Pending#cliRequestId()} (only the run's node knows it).
+     */
+    public Optional<Pending> locate(String requestId) {
+        Pending p = open.get(requestId);
+        if (p != null) {
+            return Optional.of(p);
+        }
+        if (requestId == null || !REQUEST_ID.matcher(requestId).matches()) {
+            return Optional.empty();
+        }
+        for (String runId : engine.unfinishedWithEvent("\"requestId\":\"" + requestId + "\"")) {
+            if (engine.holds(runId)) {
+                continue; // this node's run: its open requests are the ones above
+            }
+            for (Pending q : openInLog(runId)) {
+                if (q.requestId().equals(requestId)) {
+                    return Optional.of(q);
+                }
+            }
+        }
+        return Optional.empty();
+    }
+
+    /**
+     * Whether request {@code requestId} of run {@code runId} is open: on this node, or, for a run another node holds,
+     * according to its log.
+     */
+    public Optional<Pending> findOpen(String runId, String requestId) {
+        Pending p = open.get(requestId);
+        if (p != null) {
+            return Optional.of(p);
+        }
+        if (engine.holds(runId)) {
+            return Optional.empty();
+        }
+        return openInLog(runId).stream().filter(q -> q.requestId().equals(requestId)).findFirst();
+    }
+
+    /**
+     * Answers an open request on whichever node holds its run ({@link #answer} there).
+     *
+     * @return the seq of the stored answer
+     * @throws WorkspaceException.NotFound {@code PERMISSION_REQUEST_NOT_FOUND}: unknown, already answered or expired
+     */
+    public long answerAnywhere(Pending p, boolean allow) {
+        if (open.containsKey(p.requestId())) {
+            return answer(p.requestId(), allow, "answered");
+        }
+        String payload = mapper.createObjectNode().put("requestId", p.requestId()).put("allow", allow).toString();
+        return engine.request(p.runId(), ANSWER, payload).map(Long::parseLong).orElseThrow(PermissionRequests::notFound);
+    }
+
+    /** The open requests of a run another node holds, from its log; empty when the run has ended. */
+    private List<Pending> openInLog(String runId) {
+        if (engine.find(runId).map(i -> i.status().terminal()).orElse(true)) {
+            return List.of();
+        }
+        Map<String, Pending> found = new java.util.LinkedHashMap<>();
+        Instant now = clock.instant();
+        for (org.agentworkspace.core.runs.RunEntry e : engine.eventsContaining(runId, "\"kind\":\"permission-",
+                10_000)) {
+            JsonNode n;
+            try {
+                n = mapper.readTree(e.payload());
+            } catch (java.io.IOException ex) {
+                continue;
+            }
+            JsonNode d = n.path("data");
+            String id = d.path("requestId").asText("");
+            switch (n.path("kind").asText("")) {
+                case "permission-request" -> {
+                    Instant expires;
+                    try {
+                        expires = Instant.parse(d.path("expiresAt").asText(""));
+                    } catch (java.time.format.DateTimeParseException ex) {
+                        continue;
+                    }
+                    if (expires.isAfter(now)) {
+                        found.put(id, new Pending(id, runId, null, d.path("toolName").asText(""),
+                                d.path("input"), expires, e.seq()));
+                    }
+                }
+                case "permission-response" -> found.remove(id);
+                default -> { }
+            }
+        }
+        List<Pending> out = new ArrayList<>(found.values());
+        out.sort(Comparator.comparing(Pending::expiresAt));
+        return out;
+    }
+
+    /** The run's open requests, oldest first (of a run another node holds: read from its log). */
     public List<Pending> pending(String runId) {
+        if (!engine.holds(runId) && open.values().stream().noneMatch(p -> p.runId().equals(runId))) {
+            return openInLog(runId);
+        }
+        return localPending(runId);
+    }
+
+    private List<Pending> localPending(String runId) {
         List<Pending> out = new ArrayList<>();
         for (Pending p : open.values()) {
             if (p.runId().equals(runId)) {
@@ -148,8 +288,7 @@ public final class PermissionRequests implements AutoCloseable {
     public long answer(String requestId, boolean allow, String reason) {
         Pending p = open.remove(requestId);
         if (p == null) {
-            throw new WorkspaceException.NotFound(AgentErrorCodes.PERMISSION_REQUEST_NOT_FOUND,
-                    "no open permission request with this id (answered, expired, or its run ended)");
+            throw notFound();
         }
         ScheduledFuture<?> f = expiries.remove(requestId);
         if (f != null) {
@@ -190,7 +329,7 @@ public final class PermissionRequests implements AutoCloseable {
 
     /** Denies the run's open requests ("cancelled"): before an abort, so the log shows how each ended. */
     public void cancelAll(String runId) {
-        for (Pending p : pending(runId)) {
+        for (Pending p : localPending(runId)) {
             try {
                 answer(p.requestId(), false, "cancelled");
             } catch (WorkspaceException.NotFound e) {
@@ -201,7 +340,7 @@ public final class PermissionRequests implements AutoCloseable {
 
     /** The run has ended: its requests cannot be answered any more. */
     void forget(String runId) {
-        for (Pending p : pending(runId)) {
+        for (Pending p : localPending(runId)) {
             open.remove(p.requestId());
             ScheduledFuture<?> f = expiries.remove(p.requestId());
             if (f != null) {

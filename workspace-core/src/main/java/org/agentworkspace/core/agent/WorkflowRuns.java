@@ -775,7 +775,10 @@ public final class WorkflowRuns implements AutoCloseable {
         for (RunState r : stale) {
             for (NodeState n : r.nodes) {
                 if (!terminal(n.status)) {
-                    if (n.status.equals("running") && n.a2aTaskId != null) {
+                    // only a run this node holds: with several nodes on one store an unfinished run of another
+                    // node is that node's (an abort would now reach it); this node's own were ended by its start
+                    if (n.status.equals("running") && n.a2aTaskId != null
+                            && service.runs().engine().holds(n.a2aTaskId)) {
                         service.abort(n.a2aTaskId);
                     }
                     n.status = "canceled";

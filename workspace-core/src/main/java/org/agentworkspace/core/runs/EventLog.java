@@ -485,6 +485,35 @@ final class EventLog implements AutoCloseable {
         }
     }
 
+    /** {@code text} as a LIKE pattern matching it anywhere ({@code ESCAPE '\'}). */
+    private static String containing(String text) {
+        return "%" + text.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_") + "%";
+    }
+
+    /** The {@code event} entries of a run whose payload contains {@code text}, oldest first. */
+    List<RunEntry> eventsContaining(String runId, String text, int limit) {
+        return store.read(h -> h.createQuery("SELECT seq, kind, payload, created_at FROM run_events WHERE run_id = :id "
+                        + "AND kind = 'event' AND payload LIKE :p ESCAPE '\\' ORDER BY seq LIMIT :n")
+                .bind("id", runId).bind("p", containing(text)).bind("n", limit)
+                .map((rs, ctx) -> new RunEntry(runId, rs.getLong(1), EntryKind.ofWireName(rs.getString(2)),
+                        rs.getString(3), Instant.ofEpochMilli(rs.getLong(4))))
+                .list());
+    }
+
+    /** The unfinished runs that have an {@code event} entry whose payload contains {@code text}. */
+    List<String> unfinishedWithEvent(String text) {
+        return store.read(h -> h.createQuery("SELECT DISTINCT e.run_id FROM run_events e JOIN runs r ON r.id = e.run_id "
+                        + "WHERE r.status IN ('queued', 'running') AND e.kind = 'event' AND e.payload LIKE :p "
+                        + "ESCAPE '\\' ORDER BY e.run_id LIMIT 10")
+                .bind("p", containing(text)).mapTo(String.class).list());
+    }
+
+    /** The run's status (wire name) and the node that executes it (null for runs stored before V020). */
+    Optional<String[]> statusAndNode(String runId) {
+        return store.read(h -> h.createQuery("SELECT status, node_id FROM runs WHERE id = :id").bind("id", runId)
+                .map((rs, ctx) -> new String[] {rs.getString(1), rs.getString(2)}).findOne());
+    }
+
     List<String> unfinished() {
         return store.read(h -> h.createQuery("SELECT id FROM runs WHERE status IN ('queued', 'running') ORDER BY id")
                 .mapTo(String.class).list());

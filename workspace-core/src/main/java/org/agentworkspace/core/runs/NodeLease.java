@@ -106,6 +106,15 @@ final class NodeLease implements AutoCloseable {
                 .map((rs, ctx) -> new String[] {rs.getString(1), rs.getString(2)}).list());
     }
 
+    /**
+     * How long node {@code nodeId} has sent no heartbeat, by the store's clock; empty when it has no row (a node
+     * that never registered, or whose row was removed: as dead as it gets).
+     */
+    java.util.Optional<Duration> silence(String nodeId) {
+        return store.read(h -> withNow(h.createQuery("SELECT " + now() + " - heartbeat_at FROM nodes WHERE id = :id"))
+                .bind("id", nodeId).mapTo(Long.class).findOne()).map(ms -> Duration.ofMillis(Math.max(0, ms)));
+    }
+
     /** The host a node last registered from ("unknown" when it has no row). */
     String hostOf(String nodeId) {
         return store.read(h -> h.createQuery("SELECT host FROM nodes WHERE id = :id").bind("id", nodeId)

@@ -41,8 +41,9 @@ import org.agentworkspace.core.store.Store;
  *       {@code failed} ("server restarted") and kills processes still carrying their ids.</li>
  *   <li>Several engines (nodes) may share a PostgreSQL store: each run carries the node that executes it, each node
  *       holds a lease with a heartbeat, and a node settles only the runs of nodes whose lease expired
- *       ({@code failed}, reason {@code node_lost}); a live node's runs are never touched. On SQLite there is one
- *       node. See docs/scale-out.md.</li>
+ *       ({@code failed}, reason {@code node_lost}); a live node's runs are never touched. A cancel, stdin write or
+ *       other {@link #request} for another node's run is stored for that node, which carries it out at the
+ *       requester's notice (a stored request). On SQLite there is one node. See docs/scale-out.md.</li>
  * </ul>
  */
 public final class RunEngine implements AutoCloseable {
@@ -51,6 +52,19 @@ public final class RunEngine implements AutoCloseable {
     private static final Duration CLOSE_WAIT = Duration.ofSeconds(30);
     static final String RESTARTED = "server restarted";
     static final String STOPPED = "engine stopped";
+    /**
+     * 503: the node that runs the run sends no heartbeat (it stopped or is cut off), so a cancel, stdin write or
+     * permission answer made on another node cannot reach it; the run is settled {@code failed} ({@code node_lost})
+     * once the node's lease expires (docs/scale-out.md).
+     */
+    public static final String RUN_NODE_LOST = "RUN_NODE_LOST";
+    /**
+     * 503: the node that runs the run is alive but did not take a request made on another node within
+     * {@link #REQUEST_WAIT}; the request was withdrawn (never carried out late): try again.
+     */
+    public static final String RUN_NODE_NOT_ANSWERING = "RUN_NODE_NOT_ANSWERING";
+    /** How long a request for another node's run waits for that node to take it. */
+    public static final Duration REQUEST_WAIT = Duration.ofSeconds(10);
     /** 429: the run's account already has {@link RunSettings#maxQueuedPerAccount()} runs waiting. */
     public static final String TOO_MANY_QUEUED_RUNS = "TOO_MANY_QUEUED_RUNS";
 
@@ -75,6 +89,7 @@ public final class RunEngine implements AutoCloseable {
     private java.util.concurrent.ScheduledExecutorService sweeper;
     private final NodeLease lease;
     private final RunWakeups wakeups;
+    private final RunRequests requests;
 
     private RunEngine(Store store, RunSettings settings, Clock clock, Node node) {
         this.store = store;
@@ -84,6 +99,24 @@ public final class RunEngine implements AutoCloseable {
         this.setsid = findSetsid();
         this.lease = new NodeLease(store, node, clock);
         this.wakeups = new RunWakeups(store);
+        this.requests = new RunRequests(store, lease, wakeups, json, clock);
+        requests.handle(RunRequests.CANCEL, (runId, payload) -> String.valueOf(cancelHere(runId, () -> { })));
+        requests.handle(RunRequests.WRITE, (runId, payload) -> String.valueOf(writeHere(runId, payload)));
+        requests.handle(RunRequests.CLOSE_INPUT, (runId, payload) -> String.valueOf(closeInputHere(runId)));
+    }
+
+    /**
+     * Carries out a request of kind {@code kind} for a run held by this engine, made on this node or another one
+     * ({@link #request}). Runs on the caller's thread (local) or on the node's request worker (remote): it must
+     * return quickly.
+     */
+    @FunctionalInterface
+    public interface RequestHandler {
+        /**
+         * @return the result given to the requester
+         * @throws WorkspaceException a refusal, given to the requester as the same exception type, code and message
+         */
+        String handle(String runId, String payload);
     }
 
     /**
@@ -136,6 +169,7 @@ public final class RunEngine implements AutoCloseable {
         engine.recover();
         engine.log.start();
         engine.wakeups.start();
+        engine.requests.start();
         engine.lease.start(engine::afterBeat);
         return engine;
     }
@@ -150,7 +184,7 @@ public final class RunEngine implements AutoCloseable {
      * for the server's watchdog.
      */
     public boolean heartbeatHealthy() {
-        return lease.healthy();
+        return lease.healthy() && requests.healthy();
     }
 
     /**
@@ -347,9 +381,12 @@ public final class RunEngine implements AutoCloseable {
      * Cancels a run: a queued one ends {@code cancelled} at once; a running one has its process tree killed (SIGTERM,
      * then SIGKILL after the grace period) and ends {@code cancelled}.
      *
-     * @return true when the run was queued or running here and is now being cancelled; false when it had already
-     *         ended (or is owned by no engine in this process)
-     * @throws WorkspaceException.NotFound no such run
+     * A run another node executes (shared store) is cancelled by that node: see {@link #request}.
+     *
+     * @return true when the run was queued or running and is now being cancelled; false when it had already ended
+     * @throws WorkspaceException.NotFound    no such run
+     * @throws WorkspaceException.Unavailable another node's run whose node cannot be reached ({@link #RUN_NODE_LOST},
+     *                                        {@link #RUN_NODE_NOT_ANSWERING})
      */
     public boolean cancel(String runId) {
         return cancel(runId, () -> { });
@@ -362,6 +399,14 @@ public final class RunEngine implements AutoCloseable {
      * {@code cancelled} (not {@code succeeded} because the CLI exited on its own first).
      */
     public boolean cancel(String runId, Runnable beforeKill) {
+        if (!active.containsKey(runId)) {
+            // another node's run: that node cancels it (beforeKill is this node's and is not run)
+            return remote(runId, RunRequests.CANCEL, "").map(Boolean::parseBoolean).orElse(false);
+        }
+        return cancelHere(runId, beforeKill);
+    }
+
+    private boolean cancelHere(String runId, Runnable beforeKill) {
         ActiveRun run = active.get(runId);
         if (run == null) {
             requireExists(runId);
@@ -398,12 +443,20 @@ public final class RunEngine implements AutoCloseable {
     /**
      * Writes text (typically one JSON line with its newline) to the stdin of an interactive run
      * ({@link ProcessSpec#interactive()}); text written while the run is queued is kept until its process starts.
+     * Another node's run (shared store) is written by that node ({@link #request}; same exceptions).
      *
      * @return false when the run has ended, is not interactive, or its stdin is closed
      * @throws WorkspaceException.NotFound no such run
      */
     public boolean write(String runId, String text) {
         Objects.requireNonNull(text, "text");
+        if (!active.containsKey(runId)) {
+            return remote(runId, RunRequests.WRITE, text).map(Boolean::parseBoolean).orElse(false);
+        }
+        return writeHere(runId, text);
+    }
+
+    private boolean writeHere(String runId, String text) {
         ActiveRun run = active.get(runId);
         if (run == null) {
             requireExists(runId);
@@ -422,12 +475,155 @@ public final class RunEngine implements AutoCloseable {
      * @throws WorkspaceException.NotFound no such run
      */
     public boolean closeInput(String runId) {
+        if (!active.containsKey(runId)) {
+            return remote(runId, RunRequests.CLOSE_INPUT, "").map(Boolean::parseBoolean).orElse(false);
+        }
+        return closeInputHere(runId);
+    }
+
+    private boolean closeInputHere(String runId) {
         ActiveRun run = active.get(runId);
         if (run == null) {
             requireExists(runId);
             return false;
         }
         return run.request.process().interactive() && run.closeInput();
+    }
+
+    /**
+     * Registers what this node does with requests of kind {@code kind} for the runs it holds (made here or on
+     * another node through {@link #request}). The kinds {@code cancel}, {@code stdin} and {@code close-stdin} are the
+     * engine's own ({@link #cancel}, {@link #write}, {@link #closeInput} route them). A second registration of a
+     * kind replaces the first.
+     */
+    public void handleRequests(String kind, RequestHandler handler) {
+        requests.handle(Objects.requireNonNull(kind, "kind"), Objects.requireNonNull(handler, "handler"));
+    }
+
+    /**
+     * Has the node that holds the run carry out a request of kind {@code kind} ({@link #handleRequests}): at once
+     * on this thread when this engine holds it; else, on a shared (PostgreSQL) store, through a stored request that
+     * node picks up on a notice (within milliseconds of the commit; at the latest at its next heartbeat), waiting up
+     * to {@link #REQUEST_WAIT} for its answer. docs/scale-out.md "Control from any node".
+     *
+     * @return the handler's result; empty when the run has ended (or is held by no live node: a dead node's runs
+     *         are settled {@code node_lost} first)
+     * @throws WorkspaceException.NotFound    no such run
+     * @throws WorkspaceException.Unavailable {@link #RUN_NODE_LOST}: the run's node sends no heartbeat;
+     *                                        {@link #RUN_NODE_NOT_ANSWERING}: it did not take the request in time
+     * @throws WorkspaceException             the handler's refusal, as it threw it
+     */
+    public Optional<String> request(String runId, String kind, String payload) {
+        Objects.requireNonNull(payload, "payload");
+        if (active.containsKey(runId)) {
+            RequestHandler h = requests.handler(kind).orElseThrow(() ->
+                    new IllegalArgumentException("no handler of '" + kind + "' requests"));
+            return Optional.ofNullable(h.handle(runId, payload));
+        }
+        return remote(runId, kind, payload);
+    }
+
+    /**
+     * The {@code event} entries of the run's log ({@link #note} and parsed events) whose JSON contains {@code text},
+     * oldest first, at most {@code limit}: for finding what a log says without reading it whole (e.g. the open
+     * permission requests of a run another node holds).
+     */
+    public List<RunEntry> eventsContaining(String runId, String text, int limit) {
+        return log.eventsContaining(runId, Objects.requireNonNull(text, "text"), limit);
+    }
+
+    /** The queued or running runs (of any node) whose log has an {@code event} entry containing {@code text}. */
+    public List<String> unfinishedWithEvent(String text) {
+        return log.unfinishedWithEvent(Objects.requireNonNull(text, "text"));
+    }
+
+    /**
+     * Tells every node sharing the store (this one included) that something about {@code topic} changed, at the
+     * commit of a transaction of its own ({@code NOTIFY}); their {@link #onSignal} callbacks run within milliseconds.
+     * Only a wake-up: it is lost when a node does not listen at that moment, so a listener still re-reads on its own
+     * schedule. Nothing is sent on SQLite (one node).
+     */
+    public void signal(String topic) {
+        if (!lease.shared()) {
+            return;
+        }
+        store.write(h -> {
+            try {
+                RunWakeups.signal(h.getConnection(), store.dialect(), List.of("sig:" + topic));
+            } catch (java.sql.SQLException e) {
+                throw new IllegalStateException("the signal could not be sent", e);
+            }
+            return null;
+        });
+    }
+
+    /**
+     * Runs {@code callback} (on the listening thread: it must return at once) on each {@link #signal} of
+     * {@code topic} by any node, and each time the listener (re)connects, as notices may have been lost meanwhile.
+     */
+    public void onSignal(String topic, Runnable callback) {
+        wakeups.onKey("sig:" + Objects.requireNonNull(topic, "topic"), Objects.requireNonNull(callback, "callback"));
+    }
+
+    /** Whether this engine holds the run (queued or running here). */
+    public boolean holds(String runId) {
+        return active.containsKey(runId);
+    }
+
+    /**
+     * A request for a run this engine does not hold: to the node that runs it. Empty when the run has ended, is
+     * this node's own (it ended a moment ago), or its node is dead (its runs are settled here first); on SQLite
+     * there is one node, so always empty.
+     */
+    private Optional<String> remote(String runId, String kind, String payload) {
+        Optional<String[]> owner = log.statusAndNode(runId);
+        if (owner.isEmpty()) {
+            throw notFound(runId);
+        }
+        String status = owner.get()[0];
+        String node = owner.get()[1];
+        if (!lease.shared() || RunStatus.ofWireName(status).terminal() || node == null || node.equals(lease.id())) {
+            return Optional.empty();
+        }
+        Duration silent = lease.silence(node).orElse(NodeLease.LEASE.plusSeconds(1));
+        if (silent.compareTo(NodeLease.LEASE) > 0) {
+            // dead: its runs are settled now (the same conditional settle as the heartbeat's sweep)
+            sweepLost();
+            if (log.find(runId).map(i -> i.status().terminal()).orElse(true)) {
+                return Optional.empty();
+            }
+        }
+        if (silent.compareTo(RunRequests.SILENT) > 0) {
+            throw nodeLost(node, silent);
+        }
+        Optional<RunRequests.Answer> a;
+        try {
+            a = requests.send(runId, node, kind, payload, REQUEST_WAIT);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new WorkspaceException.Unavailable(RUN_NODE_NOT_ANSWERING, "interrupted while waiting for the "
+                    + "node running this run", e);
+        }
+        if (a.isEmpty()) {
+            Duration now = lease.silence(node).orElse(NodeLease.LEASE.plusSeconds(1));
+            if (now.compareTo(RunRequests.SILENT) > 0) {
+                throw nodeLost(node, now);
+            }
+            throw new WorkspaceException.Unavailable(RUN_NODE_NOT_ANSWERING, "the node running this run (" + node
+                    + " on " + lease.hostOf(node) + ") did not take the request within " + REQUEST_WAIT.toSeconds()
+                    + " s; it was withdrawn and will not be carried out: try again", null);
+        }
+        if (!a.get().done()) {
+            throw requests.refusal(a.get().result());
+        }
+        return Optional.ofNullable(a.get().result());
+    }
+
+    private WorkspaceException nodeLost(String node, Duration silent) {
+        return new WorkspaceException.Unavailable(RUN_NODE_LOST, "the node running this run (" + node + " on "
+                + lease.hostOf(node) + ") has sent no heartbeat for " + silent.toSeconds() + " s and cannot be "
+                + "reached; the run will be marked failed (node_lost) once the node's " + NodeLease.LEASE.toSeconds()
+                + " s lease has expired", null);
     }
 
     /**
@@ -560,6 +756,8 @@ public final class RunEngine implements AutoCloseable {
             return Optional.empty();
         }
         while (true) {
+            // taken before the read: another node's terminal status wakes this at its commit
+            long seen = wakeups.generation(runId);
             RunInfo info = find(runId).orElseThrow(() -> notFound(runId));
             if (info.status().terminal()) {
                 return Optional.of(info);
@@ -568,7 +766,7 @@ public final class RunEngine implements AutoCloseable {
             if (left <= 0) {
                 return Optional.empty();
             }
-            Thread.sleep(Math.max(1, Math.min(left / 1_000_000, settings.pollInterval().toMillis())));
+            wakeups.await(runId, seen, Math.max(1_000_000, Math.min(left, settings.pollInterval().toNanos())));
         }
     }
 
@@ -682,6 +880,7 @@ public final class RunEngine implements AutoCloseable {
                 break;
             }
         }
+        requests.close();
         log.close();
         lease.close();
         wakeups.close();
@@ -770,8 +969,9 @@ public final class RunEngine implements AutoCloseable {
     }
 
     /**
-     * Cancels every queued or running run of this engine whose typed owner is account {@code userId} (the account
-     * that started it; {@link RunOwner#accountId()}): called when that account is deleted.
+     * Cancels every queued or running run whose typed owner is account {@code userId} (the account that started it;
+     * {@link RunOwner#accountId()}): called when that account is deleted. This engine's at once; on a shared store,
+     * also those other nodes run, each through its node (on a thread of its own, so this returns at once).
      *
      * @return how many runs are being cancelled
      */
@@ -781,6 +981,25 @@ public final class RunEngine implements AutoCloseable {
             Long owner = r.request.owner().accountId();
             if (owner != null && owner == userId && cancel(r.id)) {
                 n++;
+            }
+        }
+        if (lease.shared()) {
+            // the account's runs on other nodes: each cancelled there, off the caller's thread (a round trip each)
+            List<String> elsewhere = log.page(RunPage.Query.newest(1000).visibleTo(userId)
+                            .withStatuses(java.util.EnumSet.of(RunStatus.QUEUED, RunStatus.RUNNING))).runs().stream()
+                    .map(r -> r.info().id()).filter(id -> !active.containsKey(id)).toList();
+            if (!elsewhere.isEmpty()) {
+                n += elsewhere.size();
+                Thread.ofVirtual().name("aw-cancel-owned-" + userId).start(() -> {
+                    for (String id : elsewhere) {
+                        try {
+                            cancel(id);
+                        } catch (RuntimeException e) {
+                            LOG.log(System.Logger.Level.WARNING, "run " + id + " of deleted account " + userId
+                                    + " could not be cancelled on its node: " + e.getMessage());
+                        }
+                    }
+                });
             }
         }
         if (n > 0) {

@@ -27,6 +27,13 @@ import org.postgresql.PGNotification;
 final class RunWakeups implements AutoCloseable {
     private static final System.Logger LOG = System.getLogger(RunWakeups.class.getName());
     static final String CHANNEL = "aw_run_events";
+    /**
+     * Notices between nodes that are not run entries (docs/scale-out.md "Control from any node"): the payload is a
+     * comma-separated list of keys, {@code node:<id>} (a request waits for that node), {@code req:<id>} (a request was
+     * answered), {@code sig:<topic>} (a signal such as {@code sig:tasks}). They share the wake-up table of run ids
+     * (run ids start with {@code run_}, so the keys never collide).
+     */
+    static final String SIGNALS = "aw_node_signals";
     /** PostgreSQL refuses payloads of 8000 bytes or more; past this a notice says "every run" ({@code *}). */
     private static final int MAX_PAYLOAD = 7000;
     /** Runs remembered; past it the table is cleared and every reader woken once. */
@@ -42,6 +49,8 @@ final class RunWakeups implements AutoCloseable {
     private volatile boolean closed;
     private volatile boolean listening;
     private Thread listener;
+    /** Callbacks of {@code sig:} keys, run on the listening thread (they must return quickly). */
+    private final Map<String, java.util.List<Runnable>> callbacks = new java.util.concurrent.ConcurrentHashMap<>();
 
     RunWakeups(Store store) {
         this.store = store;
@@ -74,6 +83,23 @@ final class RunWakeups implements AutoCloseable {
             ps.setString(2, payload);
             ps.execute();
         }
+    }
+
+    /** Sends {@code keys} on the {@link #SIGNALS} channel in the caller's transaction (PostgreSQL; nothing on SQLite). */
+    static void signal(Connection c, Dialect dialect, Collection<String> keys) throws SQLException {
+        if (dialect != Dialect.POSTGRESQL || keys.isEmpty()) {
+            return;
+        }
+        try (PreparedStatement ps = c.prepareStatement("SELECT pg_notify(?, ?)")) {
+            ps.setString(1, SIGNALS);
+            ps.setString(2, String.join(",", new LinkedHashSet<>(keys)));
+            ps.execute();
+        }
+    }
+
+    /** Runs {@code callback} on each notice of {@code key} and on each (re)connection of the listener. */
+    void onKey(String key, Runnable callback) {
+        callbacks.computeIfAbsent(key, k -> new java.util.concurrent.CopyOnWriteArrayList<>()).add(callback);
     }
 
     /** The current notice count of a run: pass it to {@link #await} after reading, so no notice falls in between. */
@@ -111,6 +137,20 @@ final class RunWakeups implements AutoCloseable {
             }
             monitor.notifyAll();
         }
+        if (!callbacks.isEmpty()) {
+            boolean all = runIds.contains("*");
+            for (Map.Entry<String, java.util.List<Runnable>> e : callbacks.entrySet()) {
+                if (all || runIds.contains(e.getKey())) {
+                    for (Runnable r : e.getValue()) {
+                        try {
+                            r.run();
+                        } catch (RuntimeException ex) {
+                            LOG.log(System.Logger.Level.WARNING, "a wake-up callback of " + e.getKey() + " failed", ex);
+                        }
+                    }
+                }
+            }
+        }
     }
 
     private void listen() {
@@ -118,6 +158,7 @@ final class RunWakeups implements AutoCloseable {
         while (!closed) {
             try (Connection c = store.dedicatedConnection(); Statement s = c.createStatement()) {
                 s.execute("LISTEN " + CHANNEL);
+                s.execute("LISTEN " + SIGNALS);
                 PGConnection pg = c.unwrap(PGConnection.class);
                 listening = true;
                 backoff = 200;

@@ -141,6 +141,9 @@ public final class Tasks implements AutoCloseable {
             }
             this.runs = Objects.requireNonNull(runEngine);
             this.launcher = Objects.requireNonNull(taskLauncher);
+            // a task created or changed on another node: its NOTIFY wakes this scheduler within milliseconds (the
+            // callback runs on the listening thread, which must not wait for the scheduler's lock)
+            runEngine.onSignal(SIGNAL, () -> Thread.ofVirtual().name("aw-task-wake").start(this::wakeUp));
             for (AutomationTask t : store.withStatus(TaskStatus.RUNNING)) {
                 recover(t);
             }
@@ -180,6 +183,49 @@ public final class Tasks implements AutoCloseable {
         return java.util.Optional.ofNullable(lastError);
     }
 
+    /** The topic of {@link RunEngine#signal} a node sends after it changed a task. */
+    static final String SIGNAL = "tasks";
+
+    /** Wakes the scheduler to read the store again. */
+    private void wakeUp() {
+        lock.lock();
+        try {
+            changed.signalAll();
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /**
+     * Tells the other nodes' schedulers that a task changed (after the change is committed); a lost notice only
+     * delays them to their next read (at most {@code maxSleep}).
+     */
+    private void tellOtherNodes() {
+        RunEngine r = runs;
+        if (r == null) {
+            return;
+        }
+        try {
+            r.signal(SIGNAL);
+        } catch (RuntimeException e) {
+            LOG.log(System.Logger.Level.WARNING, "could not tell other nodes of a task change (they see it within "
+                    + maxSleep.toSeconds() + " s): " + e);
+        }
+    }
+
+    /** Cancels a task's run after the task's change is stored: on the node that runs it, which may be another. */
+    private void stopRun(String taskId, String runId) {
+        if (runId == null || runs == null) {
+            return;
+        }
+        try {
+            runs.cancel(runId);
+        } catch (WorkspaceException e) {
+            LOG.log(System.Logger.Level.WARNING, "task " + taskId + ": its run " + runId + " could not be stopped: "
+                    + e.getMessage());
+        }
+    }
+
     // ------------------------------------------------------------------ operations
 
     public AutomationTask create(long userId, NewTask n) {
@@ -199,6 +245,7 @@ public final class Tasks implements AutoCloseable {
         } finally {
             lock.unlock();
         }
+        tellOtherNodes();
         return t;
     }
 
@@ -245,6 +292,7 @@ public final class Tasks implements AutoCloseable {
             return u;
         } finally {
             lock.unlock();
+            tellOtherNodes();
         }
     }
 
@@ -261,6 +309,7 @@ public final class Tasks implements AutoCloseable {
             return u;
         } finally {
             lock.unlock();
+            tellOtherNodes();
         }
     }
 
@@ -286,40 +335,42 @@ public final class Tasks implements AutoCloseable {
             return u;
         } finally {
             lock.unlock();
+            tellOtherNodes();
         }
     }
 
     public AutomationTask cancel(String id) {
+        AutomationTask u;
         lock.lock();
         try {
             AutomationTask t = get(id);
             if (t.status().ended()) {
                 throw conflict(t, "cancel");
             }
-            AutomationTask u = with(t, TaskStatus.CANCELLED, null, t.activeRunId());
+            u = with(t, TaskStatus.CANCELLED, null, t.activeRunId());
             writeChange(t, u);
-            if (t.activeRunId() != null && runs != null) {
-                runs.cancel(t.activeRunId());
-            }
             changed.signalAll();
-            return u;
         } finally {
             lock.unlock();
         }
+        tellOtherNodes();
+        // outside the lock: a run on another node is cancelled there, which takes a round trip
+        stopRun(id, u.activeRunId());
+        return u;
     }
 
     public void delete(String id) {
+        AutomationTask t;
         lock.lock();
         try {
-            AutomationTask t = get(id);
-            if (t.activeRunId() != null && runs != null) {
-                runs.cancel(t.activeRunId());
-            }
+            t = get(id);
             store.delete(id);
             changed.signalAll();
         } finally {
             lock.unlock();
         }
+        tellOtherNodes();
+        stopRun(id, t.activeRunId());
     }
 
     /** Tasks by status, every user's. */

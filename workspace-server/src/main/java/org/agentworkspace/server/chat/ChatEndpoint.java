@@ -341,7 +341,8 @@ public final class ChatEndpoint implements AutoCloseable {
             if (requestId == null || !("allow".equals(decision) || "deny".equals(decision))) {
                 throw invalid("permission-response needs requestId and decision allow or deny");
             }
-            PermissionRequests.Pending p = runs.permissions().find(requestId).orElseThrow(() ->
+            // this node's request, or one of a run another node holds (found in its log; answered there)
+            PermissionRequests.Pending p = runs.permissions().locate(requestId).orElseThrow(() ->
                     new WorkspaceException.NotFound(AgentErrorCodes.PERMISSION_REQUEST_NOT_FOUND,
                             "no open permission request with this id (answered, expired, or its run ended)"));
             RunInfo info = runs.info(p.runId()).orElseThrow();
@@ -349,7 +350,7 @@ public final class ChatEndpoint implements AutoCloseable {
                 throw new WorkspaceException.NotFound(AgentErrorCodes.PERMISSION_REQUEST_NOT_FOUND,
                         "no open permission request with this id (answered, expired, or its run ended)");
             }
-            runs.permissions().answer(requestId, "allow".equals(decision), "answered");
+            runs.permissions().answerAnywhere(p, "allow".equals(decision));
         }
 
         /** The run a message names by runId, or the latest run of its sessionId; visible to the caller. */
@@ -501,7 +502,7 @@ public final class ChatEndpoint implements AutoCloseable {
                         }
                         if ("permission-request".equals(kind)) {
                             Optional<PermissionRequests.Pending> p = runs.permissions()
-                                    .find(ev.path("data").path("requestId").asText());
+                                    .findOpen(info.id(), ev.path("data").path("requestId").asText());
                             if (p.isPresent()) {
                                 offer(permissionFrame(this, new PermissionRequests.Pending(p.get().requestId(),
                                         p.get().runId(), p.get().cliRequestId(), p.get().toolName(),

@@ -17,6 +17,10 @@
 #                            unset): which credential a run got, without the credential itself in the output
 #   AW_FAKE_HUGE_LINE_BYTES=N  first print one line of N bytes (`x` characters), then the stream as usual
 #   AW_FAKE_ENDLESS=1        print the stream's first line, then `aw-fake: endless output` lines forever
+#   AW_FAKE_ASK_PERMISSION=TOOL  claude's stdio permission prompt: print the stream's first line and a can_use_tool
+#                            control_request for TOOL, wait for a control_response line on stdin, print
+#                            {"type":"aw_fake_permission","behavior":"allow"|"deny"|"none"} (none: stdin ended), then
+#                            the rest of the stream
 PROVIDER='@PROVIDER@'
 DATA='@DATA@'
 
@@ -158,6 +162,21 @@ emit() {
   done < "$buf"
   rm -f "$buf"
 }
+
+if [ -n "${AW_FAKE_ASK_PERMISSION:-}" ]; then
+  head -n 1 "$DATA/$scenario.jsonl" | emit
+  printf '{"type":"control_request","request_id":"aw-fake-perm-1","request":{"subtype":"can_use_tool","tool_name":"%s","input":{"file_path":"aw-fake.txt"}}}\n' "$AW_FAKE_ASK_PERMISSION"
+  behavior=none
+  while IFS= read -r line; do
+    case "$line" in
+      *control_response*'"behavior":"allow"'*) behavior=allow; break ;;
+      *control_response*'"behavior":"deny"'*) behavior=deny; break ;;
+    esac
+  done
+  printf '{"type":"aw_fake_permission","behavior":"%s"}\n' "$behavior"
+  tail -n +2 "$DATA/$scenario.jsonl" | emit
+  exit "${AW_FAKE_EXIT:-0}"
+fi
 
 if [ -n "${AW_FAKE_HUGE_LINE_BYTES:-}" ]; then
   head -c "$AW_FAKE_HUGE_LINE_BYTES" /dev/zero | tr '\0' x
