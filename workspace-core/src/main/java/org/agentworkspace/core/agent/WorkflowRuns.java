@@ -657,8 +657,9 @@ public final class WorkflowRuns implements AutoCloseable {
 
     private void insert(RunState r) {
         write(h -> h.createUpdate("INSERT INTO workflow_runs (id, workflow_id, context_id, account_id, project, status,"
-                + " input, metadata, nodes, started_at, finished_at, created_at, updated_at) VALUES (:id, :w, :c, :a,"
-                + " :p, :s, :i, :m, :n, :st, :f, :cr, :u)").bind("id", r.id).bind("w", r.workflowId)
+                + " input, metadata, nodes, started_at, finished_at, created_at, updated_at, node_id) VALUES (:id, :w,"
+                + " :c, :a, :p, :s, :i, :m, :n, :st, :f, :cr, :u, :node)").bind("id", r.id).bind("w", r.workflowId)
+                .bind("node", service.runs().engine().nodeId())
                 .bind("c", r.contextId).bind("a", r.accountId).bind("p", r.project).bind("s", r.status)
                 .bind("i", r.input).bind("m", r.metadata.toString()).bind("n", nodesJson(r))
                 .bind("st", r.startedAt).bind("f", r.finishedAt).bind("cr", r.createdAt).bind("u", clock.millis())
@@ -770,8 +771,17 @@ public final class WorkflowRuns implements AutoCloseable {
 
     /** Runs left queued or running by a stop: failed, their unfinished nodes canceled (their runs ended too). */
     private void recover() {
-        List<RunState> stale = read(h -> h.createQuery("SELECT * FROM workflow_runs WHERE status IN ('queued',"
-                + " 'running')").map((rs, ctx) -> row(rs)).list());
+        // a workflow's coordinator runs in the memory of the node that started it: with several nodes on one store
+        // the unfinished workflow runs of a live node are that node's, and only this node's own, those of nodes
+        // without a heartbeat within the lease, and those stored before node_id are ended here
+        var engine = service.runs().engine();
+        List<String> mine = read(h -> h.createQuery("SELECT id, node_id FROM workflow_runs WHERE status IN ('queued',"
+                + " 'running')").map((rs, ctx) -> {
+                    String node = rs.getString("node_id");
+                    return node == null || node.equals(engine.nodeId()) || !engine.nodeAlive(node)
+                            ? rs.getString("id") : null;
+                }).list()).stream().filter(java.util.Objects::nonNull).toList();
+        List<RunState> stale = mine.stream().map(this::load).flatMap(Optional::stream).toList();
         for (RunState r : stale) {
             for (NodeState n : r.nodes) {
                 if (!terminal(n.status)) {

@@ -174,6 +174,18 @@ public final class RunEngine implements AutoCloseable {
         return engine;
     }
 
+    /**
+     * Whether node {@code nodeId} is this one or, on a shared store, has sent a heartbeat within the lease; on SQLite
+     * every other node id is an earlier process of this data folder, so not alive.
+     */
+    public boolean nodeAlive(String nodeId) {
+        if (nodeId.equals(nodeId())) {
+            return true;
+        }
+        // one node per SQLite store: any other node id is an earlier process of this data folder
+        return lease.shared() && lease.silence(nodeId).map(d -> d.compareTo(NodeLease.LEASE) < 0).orElse(false);
+    }
+
     /** This engine's node id (the {@code node_id} of the runs it executes). */
     public String nodeId() {
         return lease.id();

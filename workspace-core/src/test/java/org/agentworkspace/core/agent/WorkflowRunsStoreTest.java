@@ -44,8 +44,45 @@ class WorkflowRunsStoreTest {
         }
     }
 
+    /**
+     * Two nodes on one PostgreSQL store: node B starting while node A runs a workflow leaves A's workflow running
+     * (B's start used to mark every unfinished workflow run failed, its coordinator being A's); A's own next start
+     * ends it.
+     */
+    @Test
+    void anotherNodesStartLeavesALiveNodesWorkflowRunning() throws Exception {
+        String url = TestDatabases.createPostgres();
+        try {
+            FakeClis.install(tmp.resolve("bin"));
+            Path project = Files.createDirectories(tmp.resolve("project"));
+            JsonNode endless = new ObjectMapper().readTree("{\"agents\":[{\"adapterId\":\"opencode\"}]}");
+            try (WorkspaceEngine a = open(url, "data-a")) {
+                User ann = a.auth().accounts().create("ann", "ann-password-1", null, true);
+                String id = a.workflowRuns().start(ann, "agent_team", "forever", endless,
+                        new WorkflowRuns.Where(project, null)).path("id").asText();
+                long deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();
+                while (!a.workflowRuns().find(ann, id).path("nodeRuns").get(0).path("status").asText()
+                        .equals("running") && System.nanoTime() < deadline) {
+                    Thread.sleep(50);
+                }
+                try (WorkspaceEngine b = open(url, "data-b")) {
+                    JsonNode seen = b.workflowRuns().find(ann, id);
+                    assertEquals("running", seen.path("status").asText(), "a live node's workflow: " + seen);
+                    assertEquals("running", seen.path("nodeRuns").get(0).path("status").asText(), seen.toString());
+                }
+                assertEquals("running", a.workflowRuns().find(ann, id).path("status").asText());
+            }
+        } finally {
+            TestDatabases.dropPostgres(url);
+        }
+    }
+
     private WorkspaceEngine open(String url) {
-        WorkspaceEngine e = WorkspaceEngine.open(EngineConfig.create(tmp.resolve("data")).withJdbcUrl(url));
+        return open(url, "data");
+    }
+
+    private WorkspaceEngine open(String url, String dataDir) {
+        WorkspaceEngine e = WorkspaceEngine.open(EngineConfig.create(tmp.resolve(dataDir)).withJdbcUrl(url));
         e.agentRuns(AgentSettings.defaults().withBinaries(Map.of("*", tmp.resolve("bin")))
                 .withProviderEnv(Map.of("opencode", Map.of("AW_FAKE_EVENTS", "100000", "AW_FAKE_DELAY_MS", "200")))
                 .withCredentials(id -> new ProviderCredentials("sk-aw-wf-store", null)));
