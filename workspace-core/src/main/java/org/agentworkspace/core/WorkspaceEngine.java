@@ -304,6 +304,25 @@ public final class WorkspaceEngine implements AutoCloseable {
         return runs.heartbeatHealthy();
     }
 
+    private volatile org.agentworkspace.core.runs.NodeDirectory nodes;
+
+    /**
+     * The nodes of the store with the roots and address each declared, and which one serves a folder
+     * (docs/scale-out.md "Where work runs"); on SQLite every folder is this node's.
+     */
+    public org.agentworkspace.core.runs.NodeDirectory nodes() {
+        org.agentworkspace.core.runs.NodeDirectory n = nodes;
+        if (n == null) {
+            synchronized (this) {
+                if (nodes == null) {
+                    nodes = org.agentworkspace.core.runs.NodeDirectory.of(store, runs.nodeId());
+                }
+                n = nodes;
+            }
+        }
+        return n;
+    }
+
     /** Registered project folders, and confined access to their files and git. */
     public ProjectRegistry projects() {
         return projects;

@@ -36,6 +36,7 @@ import org.agentworkspace.core.runs.RunHandle;
 import org.agentworkspace.core.runs.RunInfo;
 import org.agentworkspace.core.runs.RunStatus;
 import org.agentworkspace.server.http.Access;
+import org.agentworkspace.server.http.NodeRouter;
 import org.agentworkspace.server.http.WsGate;
 import org.agentworkspace.server.ws.InboundMessages;
 import org.agentworkspace.server.ws.PumpedListener;
@@ -307,6 +308,18 @@ public final class ChatEndpoint implements AutoCloseable {
                 projectName = runs.metadata(last).path("projectId").asText(null);
             } else {
                 throw invalid("turn needs projectName (or sessionId to continue a session)");
+            }
+            // on a shared store, a turn runs on a node whose roots hold the folder: another node is named for the
+            // client to connect to (docs/scale-out.md "Where work runs")
+            Path folder = dir;
+            java.util.Optional<org.agentworkspace.core.runs.NodeDirectory.NodeInfo> other = gate.nodes()
+                    .flatMap(n -> n.elsewhere(java.util.Optional.of(folder)));
+            if (other.isPresent()) {
+                ObjectNode refusal = error(NodeRouter.PROJECT_ON_OTHER_NODE, NodeRouter.onOtherNode(other.get()), m);
+                ((ObjectNode) refusal.get("error")).put("nodeId", other.get().id())
+                        .put("nodeUrl", other.get().advertiseUrl());
+                send(refusal);
+                return;
             }
             PermissionMode mode = null;
             String modeName = text(m, "permissionMode");
