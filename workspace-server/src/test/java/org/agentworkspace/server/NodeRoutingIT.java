@@ -328,6 +328,26 @@ class NodeRoutingIT {
         assertEquals(b.url(), refusal.path("error").path("nodeUrl").asText(), refusal.toString());
         assertTrue(refusal.path("error").path("message").asText().contains(b.url()), refusal.toString());
         shell.ws.abort();
+        // a chat turn for it on A: the same answer, in the /ws error frame
+        JsonSocketClient chat = new JsonSocketClient();
+        chat.ws = http.newWebSocketBuilder().header("Authorization", auth).connectTimeout(Duration.ofSeconds(10))
+                .buildAsync(URI.create("ws://127.0.0.1:" + a.port + "/ws"), chat).get(20, TimeUnit.SECONDS);
+        chat.send(Map.of("type", "turn", "message", "Say hello", "provider", "codex", "projectName", name,
+                "clientRequestId", "t1"));
+        JsonNode turn = chat.messages.poll(20, TimeUnit.SECONDS);
+        while (turn != null && !turn.path("type").asText().equals("error")) {
+            turn = chat.messages.poll(20, TimeUnit.SECONDS);
+        }
+        assertNotNull(turn, "an error frame for the turn");
+        assertEquals("PROJECT_ON_OTHER_NODE", turn.path("error").path("code").asText(), turn.toString());
+        assertEquals(b.url(), turn.path("error").path("nodeUrl").asText(), turn.toString());
+        chat.ws.abort();
+
+        // a request that already carries a hop header is never forwarded again: A serves it and has no such folder
+        HttpResponse<String> hopped = call(a, "GET", "/api/projects/" + name + "/files", null, "Authorization", auth,
+                "X-AW-Forwarded-By", "node_x 0 AAAA");
+        assertEquals(403, hopped.statusCode(), hopped.body());
+        assertEquals("PATH_NOT_ALLOWED", code(hopped));
 
         // the runner-only node C: no web UI, no public route but /health, even with a forged hop header
         HttpResponse<String> page = call(c, "GET", "/", null);
