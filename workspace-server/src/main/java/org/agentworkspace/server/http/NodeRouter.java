@@ -57,6 +57,8 @@ public final class NodeRouter {
     public static final String PROJECT_ON_OTHER_NODE = "PROJECT_ON_OTHER_NODE";
     public static final String PROJECT_UNAVAILABLE = "PROJECT_UNAVAILABLE";
     public static final String RUNNER_ONLY = "RUNNER_ONLY";
+    /** How long the serving node may take to start its answer. */
+    private static final Duration ANSWER_TIMEOUT = Duration.ofMinutes(5);
     /** How far a proof's time may be from this node's clock. */
     private static final long PROOF_SKEW_SECONDS = 120;
     private static final HeaderName HOP = HeaderNames.create(HOP_HEADER);
@@ -105,6 +107,9 @@ public final class NodeRouter {
     /** Records this node's roots and address in the store (after it listens: the port is known then). */
     public void publish(String advertiseUrl, List<Path> roots) {
         directory.publish(advertiseUrl, roots, runnerOnly);
+        if (!directory.shared()) {
+            return;
+        }
         LOG.log(System.Logger.Level.INFO, "node " + directory.selfId() + " serves projects under " + roots
                 + " at " + advertiseUrl + (runnerOnly ? " (runner only)" : ""));
     }
@@ -203,7 +208,9 @@ public final class NodeRouter {
         String base = target.advertiseUrl().endsWith("/")
                 ? target.advertiseUrl().substring(0, target.advertiseUrl().length() - 1) : target.advertiseUrl();
         URI uri = URI.create(base + rawPath + (query == null || query.isEmpty() ? "" : "?" + query));
-        HttpRequest.Builder b = HttpRequest.newBuilder(uri);
+        // the answer's head must come within ANSWER_TIMEOUT (a git push or pull included); its body, an SSE or NDJSON
+        // stream, may then last as long as it does
+        HttpRequest.Builder b = HttpRequest.newBuilder(uri).timeout(ANSWER_TIMEOUT);
         // the body the Guard read, bounded by the route's limit and checked for unknown fields, sent as JSON again
         if (Guard.unsafe(req.prologue().method())) {
             b.method(method, HttpRequest.BodyPublishers.ofByteArray(call.serialize(call.body())));
