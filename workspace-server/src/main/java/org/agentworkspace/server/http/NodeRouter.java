@@ -281,8 +281,12 @@ public final class NodeRouter {
     }
 
     String proof(String method, String rawPath) {
+        return proof(method, rawPath, System.currentTimeMillis() / 1000);
+    }
+
+    /** The proof made at {@code now} (epoch seconds). */
+    String proof(String method, String rawPath, long now) {
         String id = directory.selfId();
-        long now = System.currentTimeMillis() / 1000;
         return id + " " + now + " " + Base64.getUrlEncoder().withoutPadding().encodeToString(
                 hmac(proofKey, (id + "\n" + now + "\n" + method + "\n" + rawPath).getBytes(StandardCharsets.UTF_8)));
     }
