@@ -349,6 +349,25 @@ class NodeRoutingIT {
         assertEquals(403, hopped.statusCode(), hopped.body());
         assertEquals("PATH_NOT_ALLOWED", code(hopped));
 
+        // one-time tasks of B's project created through A, due at once: B fires them, not A (which would first, since
+        // a task created through A wakes A's scheduler at once) nor C
+        List<String> taskIds = new ArrayList<>();
+        for (int i = 0; i < 3; i++) {
+            taskIds.add(ok(call(a, "POST", "/api/automation/tasks", "{\"name\":\"t" + i + "\",\"prompt\":\"Say hello\","
+                    + "\"agentType\":\"codex\",\"projectId\":\"" + name + "\",\"schedule\":{\"kind\":\"once\","
+                    + "\"at\":\"" + java.time.Instant.now() + "\"}}", "Authorization", auth), 201).path("id").asText());
+        }
+        for (String taskId : taskIds) {
+            long until = System.nanoTime() + Duration.ofSeconds(90).toNanos();
+            JsonNode runs = ok(call(a, "GET", "/api/automation/runs?taskId=" + taskId, null, "Authorization", auth), 200);
+            while (runs.isEmpty() && System.nanoTime() < until) {
+                Thread.sleep(250);
+                runs = ok(call(a, "GET", "/api/automation/runs?taskId=" + taskId, null, "Authorization", auth), 200);
+            }
+            assertEquals(1, runs.size(), "task " + taskId + " fired once: " + runs);
+            assertEquals(b.id, nodeOfRun(runs.get(0).path("id").asText()), "task " + taskId + " fired on B");
+        }
+
         // the runner-only node C: no web UI, no public route but /health, even with a forged hop header
         HttpResponse<String> page = call(c, "GET", "/", null);
         assertEquals(403, page.statusCode(), page.body());

@@ -44,6 +44,13 @@ public final class NodeDirectory {
         return new NodeDirectory(store, self);
     }
 
+    /** As {@link #of(Store, String)}, this node serving {@code roots} until {@link #publish} records its own. */
+    public static NodeDirectory of(Store store, String self, List<Path> roots) {
+        NodeDirectory d = new NodeDirectory(store, self);
+        d.ownRoots = roots.stream().map(p -> p.toAbsolutePath().normalize()).toList();
+        return d;
+    }
+
     /** One node as recorded in the store. */
     public record NodeInfo(String id, String host, String advertiseUrl, List<Path> roots, boolean runnerOnly,
                            boolean live, long heartbeatAgeMillis) {
