@@ -101,6 +101,7 @@ public final class WorkspaceEngine implements AutoCloseable {
             // a deleted account's queued and running runs are cancelled at once (docs/auth.md)
             auth.accounts().watch().onDeleted(runs::cancelOwnedBy);
             this.settings = UserSettings.create(store, config.clock());
+            this.nodes = org.agentworkspace.core.runs.NodeDirectory.of(store, runs.nodeId(), projects.roots().roots());
             this.tasks = Tasks.create(store, config.clock(), Duration.ofSeconds(60));
             // several nodes: a task's occurrence is fired by a node that has its project's folder
             tasks.fireOnlyWhere(this::firesHere);
@@ -306,24 +307,14 @@ public final class WorkspaceEngine implements AutoCloseable {
         return runs.heartbeatHealthy();
     }
 
-    private volatile org.agentworkspace.core.runs.NodeDirectory nodes;
+    private final org.agentworkspace.core.runs.NodeDirectory nodes;
 
     /**
      * The nodes of the store with the roots and address each declared, and which one serves a folder
      * (docs/scale-out.md "Where work runs"); on SQLite every folder is this node's.
      */
     public org.agentworkspace.core.runs.NodeDirectory nodes() {
-        org.agentworkspace.core.runs.NodeDirectory n = nodes;
-        if (n == null) {
-            synchronized (this) {
-                if (nodes == null) {
-                    nodes = org.agentworkspace.core.runs.NodeDirectory.of(store, runs.nodeId(),
-                            projects.roots().roots());
-                }
-                n = nodes;
-            }
-        }
-        return n;
+        return nodes;
     }
 
     /**
