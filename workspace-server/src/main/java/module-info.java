@@ -10,6 +10,7 @@ module org.agentworkspace.server {
     requires io.helidon.logging.common;
     requires jdk.management;
     requires java.logging;
+    requires java.net.http;
     requires jakarta.json;
     requires com.fasterxml.jackson.databind;
     requires com.fasterxml.jackson.dataformat.yaml;

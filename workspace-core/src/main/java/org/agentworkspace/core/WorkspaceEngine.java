@@ -101,7 +101,10 @@ public final class WorkspaceEngine implements AutoCloseable {
             // a deleted account's queued and running runs are cancelled at once (docs/auth.md)
             auth.accounts().watch().onDeleted(runs::cancelOwnedBy);
             this.settings = UserSettings.create(store, config.clock());
+            this.nodes = org.agentworkspace.core.runs.NodeDirectory.of(store, runs.nodeId(), projects.roots().roots());
             this.tasks = Tasks.create(store, config.clock(), Duration.ofSeconds(60));
+            // several nodes: a task's occurrence is fired by a node that has its project's folder
+            tasks.fireOnlyWhere(this::firesHere);
             long t4 = System.nanoTime();
             this.notifications = Notifications.create(store, settings, secretBox, config.clock(), config.webPush());
             notifications.webPush().useOutboundPolicy(config.access().outbound());
@@ -302,6 +305,31 @@ public final class WorkspaceEngine implements AutoCloseable {
      */
     public boolean nodeHeartbeatHealthy() {
         return runs.heartbeatHealthy();
+    }
+
+    private final org.agentworkspace.core.runs.NodeDirectory nodes;
+
+    /**
+     * The nodes of the store with the roots and address each declared, and which one serves a folder
+     * (docs/scale-out.md "Where work runs"); on SQLite every folder is this node's.
+     */
+    public org.agentworkspace.core.runs.NodeDirectory nodes() {
+        return nodes;
+    }
+
+    /**
+     * Whether this node fires the task's occurrence (docs/scale-out.md "Where work runs"): always on SQLite; on a
+     * shared store unless another live node's roots hold the project's folder and this node's do not (a folder only
+     * stopped nodes have is fired here, and its run fails as a missing folder does).
+     */
+    private boolean firesHere(org.agentworkspace.core.tasks.AutomationTask task) {
+        org.agentworkspace.core.runs.NodeDirectory d = nodes();
+        if (!d.shared()) {
+            return true;
+        }
+        java.util.Optional<Path> folder = projects.lookup(task.projectId()).map(p -> Path.of(p.path()))
+                .or(() -> history.findProject(task.projectId()).map(h -> Path.of(h.path())));
+        return folder.isEmpty() || d.place(folder.get()).target().isEmpty();
     }
 
     /** Registered project folders, and confined access to their files and git. */

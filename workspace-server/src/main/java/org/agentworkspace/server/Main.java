@@ -186,6 +186,8 @@ public final class Main {
                   --web-push-allow-loopback-http  AW_WEB_PUSH_ALLOW_LOOPBACK_HTTP  http://127.0.0.1 push endpoints (off; tests)
                   --project-roots D,E             AW_PROJECT_ROOTS                 folders projects and runs may use (~)
                   --outbound-allow H:P,...        AW_OUTBOUND_ALLOW                loopback/private endpoints allowed (none)
+                  --advertise-url URL             AW_ADVERTISE_URL                 address other nodes reach this one at (bind address)
+                  --runner-only                   AW_RUNNER_ONLY                   run agents and forwarded requests only (off)
 
                 exit status: 0 stopped, 1 cannot start, 2 bad command line, 42 restart requested (POST
                 /api/system/restart, or a self-update): scripts/run.sh then rebuilds if needed and starts it again;

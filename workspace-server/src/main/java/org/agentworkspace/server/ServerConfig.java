@@ -46,12 +46,15 @@ import org.agentworkspace.server.http.ConnectionLimits;
  *                                (docs/system-update.md)
  * @param connections             caps on TCP connections in all and per client address, the deadline for a request
  *                                head, the idle timeout ({@link ConnectionLimits}; docs/configuration.md)
+ * @param node                    this node's part in several nodes on one store: the address it advertises, whether
+ *                                it is a runner only ({@link NodeRole}; docs/scale-out.md "Where work runs")
  */
 public record ServerConfig(String host, int port, EngineConfig engine, Set<String> allowedHosts,
                            Set<String> allowedOrigins, Set<String> trustedProxies, boolean legacyQueryCredentials,
                            boolean secureCookies, long maxPayloadBytes, int maxHeaderBytes, Duration shutdownGrace,
                            List<Path> browseRoots, Set<String> gitCredentialOrigins, FileLimits fileLimits,
-                           AgentSettings agent, UpdateSettings update, ConnectionLimits connections) {
+                           AgentSettings agent, UpdateSettings update, ConnectionLimits connections,
+                           NodeRole node) {
 
     public static final String DEFAULT_HOST = "127.0.0.1";
     public static final int DEFAULT_PORT = 3001;
@@ -84,6 +87,7 @@ public record ServerConfig(String host, int port, EngineConfig engine, Set<Strin
         java.util.Objects.requireNonNull(agent, "agent");
         java.util.Objects.requireNonNull(update, "update");
         java.util.Objects.requireNonNull(connections, "connections");
+        java.util.Objects.requireNonNull(node, "node");
     }
 
     /** The body limit of the routes that carry file content: twice the largest file, plus 64 KiB for the rest. */
@@ -105,67 +109,75 @@ public record ServerConfig(String host, int port, EngineConfig engine, Set<Strin
         return new ServerConfig(DEFAULT_HOST, DEFAULT_PORT, EngineConfig.create(dataDir), Set.of(), Set.of(),
                 Set.of(), false, false, 1024 * 1024, 16 * 1024, Duration.ofSeconds(3),
                 List.of(Path.of(System.getProperty("user.home"))), Set.of("https://github.com"), FileLimits.defaults(),
-                AgentSettings.defaults(), UpdateSettings.defaults(dataDir), ConnectionLimits.defaults());
+                AgentSettings.defaults(), UpdateSettings.defaults(dataDir), ConnectionLimits.defaults(),
+                NodeRole.defaults());
     }
 
     public ServerConfig withPort(int p) {
         return new ServerConfig(host, p, engine, allowedHosts, allowedOrigins, trustedProxies, legacyQueryCredentials,
                 secureCookies, maxPayloadBytes, maxHeaderBytes, shutdownGrace, browseRoots, gitCredentialOrigins, fileLimits, agent, update,
-                connections);
+                connections, node);
     }
 
     public ServerConfig withHost(String h) {
         return new ServerConfig(h, port, engine, allowedHosts, allowedOrigins, trustedProxies, legacyQueryCredentials,
                 secureCookies, maxPayloadBytes, maxHeaderBytes, shutdownGrace, browseRoots, gitCredentialOrigins, fileLimits, agent, update,
-                connections);
+                connections, node);
     }
 
     public ServerConfig withEngine(EngineConfig e) {
         return new ServerConfig(host, port, e, allowedHosts, allowedOrigins, trustedProxies, legacyQueryCredentials,
                 secureCookies, maxPayloadBytes, maxHeaderBytes, shutdownGrace, browseRoots, gitCredentialOrigins, fileLimits, agent, update,
-                connections);
+                connections, node);
     }
 
     public ServerConfig withAgent(AgentSettings a) {
         return new ServerConfig(host, port, engine, allowedHosts, allowedOrigins, trustedProxies, legacyQueryCredentials,
                 secureCookies, maxPayloadBytes, maxHeaderBytes, shutdownGrace, browseRoots, gitCredentialOrigins, fileLimits,
-                a, update, connections);
+                a, update, connections, node);
     }
 
     public ServerConfig withLegacyQueryCredentials(boolean on) {
         return new ServerConfig(host, port, engine, allowedHosts, allowedOrigins, trustedProxies, on,
                 secureCookies, maxPayloadBytes, maxHeaderBytes, shutdownGrace, browseRoots, gitCredentialOrigins, fileLimits, agent, update,
-                connections);
+                connections, node);
     }
 
     public ServerConfig withBrowseRoots(List<Path> roots) {
         return new ServerConfig(host, port, engine, allowedHosts, allowedOrigins, trustedProxies, legacyQueryCredentials,
                 secureCookies, maxPayloadBytes, maxHeaderBytes, shutdownGrace, roots, gitCredentialOrigins, fileLimits, agent, update,
-                connections);
+                connections, node);
     }
 
     public ServerConfig withGitCredentialOrigins(Set<String> origins) {
         return new ServerConfig(host, port, engine, allowedHosts, allowedOrigins, trustedProxies, legacyQueryCredentials,
                 secureCookies, maxPayloadBytes, maxHeaderBytes, shutdownGrace, browseRoots, origins, fileLimits, agent, update,
-                connections);
+                connections, node);
     }
 
     public ServerConfig withUpdate(UpdateSettings u) {
         return new ServerConfig(host, port, engine, allowedHosts, allowedOrigins, trustedProxies, legacyQueryCredentials,
                 secureCookies, maxPayloadBytes, maxHeaderBytes, shutdownGrace, browseRoots, gitCredentialOrigins, fileLimits,
-                agent, u, connections);
+                agent, u, connections, node);
+    }
+
+    /** This node's advertised address and runner-only switch (docs/scale-out.md "Where work runs"). */
+    public ServerConfig withNode(NodeRole n) {
+        return new ServerConfig(host, port, engine, allowedHosts, allowedOrigins, trustedProxies, legacyQueryCredentials,
+                secureCookies, maxPayloadBytes, maxHeaderBytes, shutdownGrace, browseRoots, gitCredentialOrigins, fileLimits,
+                agent, update, connections, n);
     }
 
     public ServerConfig withConnections(ConnectionLimits c) {
         return new ServerConfig(host, port, engine, allowedHosts, allowedOrigins, trustedProxies, legacyQueryCredentials,
                 secureCookies, maxPayloadBytes, maxHeaderBytes, shutdownGrace, browseRoots, gitCredentialOrigins, fileLimits,
-                agent, update, c);
+                agent, update, c, node);
     }
 
     public ServerConfig withFileLimits(FileLimits limits) {
         return new ServerConfig(host, port, engine, allowedHosts, allowedOrigins, trustedProxies, legacyQueryCredentials,
                 secureCookies, maxPayloadBytes, maxHeaderBytes, shutdownGrace, browseRoots, gitCredentialOrigins, limits, agent, update,
-                connections);
+                connections, node);
     }
 
     /**
@@ -222,7 +234,8 @@ public record ServerConfig(String host, int port, EngineConfig engine, Set<Strin
             Map.entry("AW_UPDATE_PUBLIC_KEY", "update-public-key"),
             Map.entry("AW_WEB_PUSH_SUBJECT", "web-push-subject"),
             Map.entry("AW_WEB_PUSH_ALLOW_LOOPBACK_HTTP", "web-push-allow-loopback-http"),
-            Map.entry("AW_PROJECT_ROOTS", "project-roots"), Map.entry("AW_OUTBOUND_ALLOW", "outbound-allow"));
+            Map.entry("AW_PROJECT_ROOTS", "project-roots"), Map.entry("AW_OUTBOUND_ALLOW", "outbound-allow"),
+            Map.entry("AW_ADVERTISE_URL", "advertise-url"), Map.entry("AW_RUNNER_ONLY", "runner-only"));
 
     /**
      * Builds the configuration from the environment and the command line. Flags: {@code --host}, {@code --port},
@@ -259,7 +272,7 @@ public record ServerConfig(String host, int port, EngineConfig engine, Set<Strin
                 value = name.substring(eq + 1);
                 name = name.substring(0, eq);
             } else if (name.equals("legacy-query-credentials") || name.equals("secure-cookies")
-                    || name.equals("web-push-allow-loopback-http")) {
+                    || name.equals("web-push-allow-loopback-http") || name.equals("runner-only")) {
                 value = "true";
             } else if (rest.isEmpty()) {
                 throw new IllegalArgumentException("--" + name + " needs a value");
@@ -361,7 +374,14 @@ public record ServerConfig(String host, int port, EngineConfig engine, Set<Strin
                 v.containsKey("git-credential-origins") ? list(v.get("git-credential-origins"))
                         : d.gitCredentialOrigins(),
                 v.containsKey("max-file-bytes") ? fileLimits(parseInt(v.get("max-file-bytes"), "max-file-bytes"))
-                        : d.fileLimits(), agent(v, home), update(v, dataDir, home), connections(v));
+                        : d.fileLimits(), agent(v, home), update(v, dataDir, home), connections(v),
+                nodeRole(v));
+    }
+
+    /** {@code --advertise-url} (an {@code http(s)} base URL) and {@code --runner-only} (true/false). */
+    private static NodeRole nodeRole(Map<String, String> v) {
+        return new NodeRole(v.containsKey("advertise-url") ? v.get("advertise-url").strip() : null,
+                v.containsKey("runner-only") && bool(v.get("runner-only")));
     }
 
     /**

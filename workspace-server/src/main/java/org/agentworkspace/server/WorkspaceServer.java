@@ -114,6 +114,9 @@ public final class WorkspaceServer implements AutoCloseable {
             SessionTokens tokens = new SessionTokens(engine.signingSecret(), engine.config().clock(),
                     engine.config().auth().sessionLifetime());
             Guard guard = new Guard(engine.auth(), tokens, config, json, openApi.bodyFields());
+            // where work runs: placed routes go to a node whose roots hold the project's folder (docs/scale-out.md)
+            guard.useNodes(new org.agentworkspace.server.http.NodeRouter(engine.nodes(), engine.projects(),
+                    engine.history(), engine.signingSecret(), config.node().runnerOnly()));
             BrowseFilesystem browser = BrowseFilesystem.create(config.browseRoots(),
                     ServerConfig.home(env), config.fileLimits().maxEntries(), false);
             // the engine owns the run use cases (AgentRunService): provider defaults, projects, visibility, sessions,
@@ -138,6 +141,9 @@ public final class WorkspaceServer implements AutoCloseable {
         AutomationService automation = new AutomationService(ctx.runService(), ctx.config(), ctx.engine().projects(),
                 ctx.guard(), table);
         routing.addFilter(Filters.hostCheck(ctx.config(), ctx.errors(), ctx.guard()));
+        if (ctx.config().node().runnerOnly()) {
+            routing.addFilter(Filters.runnerOnly(ctx.errors(), ctx.guard().nodes().orElseThrow()));
+        }
         routing.addFilter(Filters.securityHeaders());
         routing.register(
                 new SystemService(ctx.build(), ctx.openApi(), ctx.engine().auth(), ctx.engine().notifications(),
@@ -329,6 +335,9 @@ public final class WorkspaceServer implements AutoCloseable {
                 throw new IllegalStateException("cannot listen on " + config.host() + ":" + config.port()
                         + " (is the port in use?)");
             }
+            // this node's roots and address, for the other nodes of a shared store (docs/scale-out.md)
+            ctx.guard().nodes().orElseThrow().publish(config.node().advertised(config.host(), web.port(),
+                    org.agentworkspace.core.runs.RunEngine.Node.localHost()), engine.projects().roots().roots());
             long tWeb = System.nanoTime();
             LOG.log(System.Logger.Level.INFO, "Agent Workspace " + ctx.build().version() + " listening on http://"
                     + config.host() + ":" + web.port() + " (data in " + config.engine().dataDir() + ")");

@@ -121,4 +121,24 @@ class ServerConfigTest {
             assertTrue(help.contains(" " + env + " "), env + " is not in the help");
         });
     }
+
+    /** docs/scale-out.md "Where work runs": the advertised address and the runner-only switch. */
+    @Test
+    void advertiseUrlAndRunnerOnly() {
+        ServerConfig d = ServerConfig.from(Map.of(), List.of());
+        assertEquals(NodeRole.defaults(), d.node());
+        assertEquals("http://127.0.0.1:3001", d.node().advertised("127.0.0.1", 3001, "box"));
+        assertEquals("http://box:8080", d.node().advertised("0.0.0.0", 8080, "box"));
+        assertEquals("http://[::1]:8080", d.node().advertised("::1", 8080, "box"));
+        ServerConfig c = ServerConfig.from(Map.of("AW_RUNNER_ONLY", "true"),
+                List.of("--advertise-url", "https://node-b.internal:3001/"));
+        assertTrue(c.node().runnerOnly());
+        assertEquals("https://node-b.internal:3001", c.node().advertised("0.0.0.0", 1, "box"));
+        assertTrue(ServerConfig.from(Map.of(), List.of("--runner-only")).node().runnerOnly());
+        for (String bad : List.of("node-b:3001", "ftp://node-b", "http://node-b/aw", "http://u:p@node-b",
+                "http://node-b?x=1")) {
+            assertThrows(IllegalArgumentException.class,
+                    () -> ServerConfig.from(Map.of(), List.of("--advertise-url", bad)), bad);
+        }
+    }
 }

@@ -459,6 +459,7 @@ public final class Tasks implements AutoCloseable {
                     settleAbandoned();
                 }
                 Instant now = clock.instant();
+                leftToOthers = false;
                 for (AutomationTask t : store.due(now, 50)) {
                     if (closed) {
                         return;
@@ -473,6 +474,10 @@ public final class Tasks implements AutoCloseable {
                     Instant next = store.earliest().orElse(null);
                     long waitMs = next == null ? maxSleep.toMillis()
                             : Math.min(maxSleep.toMillis(), Duration.between(clock.instant(), next).toMillis());
+                    if (leftToOthers) {
+                        // the earliest due task may be one another node fires: do not spin on it
+                        waitMs = Math.max(waitMs, Math.min(maxSleep.toMillis(), LEFT_TO_OTHERS_WAIT_MS));
+                    }
                     if (waitMs > 0) {
                         changed.await(waitMs, TimeUnit.MILLISECONDS);
                     }
@@ -492,6 +497,20 @@ public final class Tasks implements AutoCloseable {
         }
     }
 
+    /**
+     * Which due tasks this scheduler fires (docs/scale-out.md "Where work runs"): a task it does not is left, unclaimed,
+     * for the node that has its project's folder. All of them by default.
+     */
+    public void fireOnlyWhere(java.util.function.Predicate<AutomationTask> firesHere) {
+        this.firesHere = Objects.requireNonNull(firesHere, "firesHere");
+    }
+
+    private volatile java.util.function.Predicate<AutomationTask> firesHere = t -> true;
+    /** Set by {@link #fire} when it left a due task to another node in this pass (the loop then waits a little). */
+    private boolean leftToOthers;
+    /** How long the loop waits while a due task is another node's, before it looks again. */
+    private static final long LEFT_TO_OTHERS_WAIT_MS = 1000;
+
     private void fire(String id) {
         lock.lock();
         AutomationTask t;
@@ -501,6 +520,10 @@ public final class Tasks implements AutoCloseable {
             if (t == null || t.status() != TaskStatus.SCHEDULED || t.nextRunAt() == null
                     || t.nextRunAt().isAfter(now)) {
                 return;
+            }
+            if (!firesHere.test(t)) {
+                leftToOthers = true;
+                return; // another live node has the project's folder: it claims this occurrence
             }
             Instant shown = t.schedule() instanceof Schedule.Once ? null : t.schedule().nextAfter(now).orElse(null);
             if (!store.claim(t.id(), t.nextRunAt(), shown, now)) {

@@ -36,6 +36,7 @@ import org.agentworkspace.core.runs.RunHandle;
 import org.agentworkspace.core.runs.RunInfo;
 import org.agentworkspace.core.runs.RunStatus;
 import org.agentworkspace.server.http.Access;
+import org.agentworkspace.server.http.NodeRouter;
 import org.agentworkspace.server.http.WsGate;
 import org.agentworkspace.server.ws.InboundMessages;
 import org.agentworkspace.server.ws.PumpedListener;
@@ -271,6 +272,19 @@ public final class ChatEndpoint implements AutoCloseable {
             }
         }
 
+        /** Sends {@code PROJECT_ON_OTHER_NODE} naming {@code other}, when present; true when it did. */
+        private boolean misdirected(java.util.Optional<org.agentworkspace.core.runs.NodeDirectory.NodeInfo> other,
+                                    JsonNode m) {
+            if (other.isEmpty()) {
+                return false;
+            }
+            ObjectNode refusal = error(NodeRouter.PROJECT_ON_OTHER_NODE, NodeRouter.onOtherNode(other.get()), m);
+            ((ObjectNode) refusal.get("error")).put("nodeId", other.get().id())
+                    .put("nodeUrl", other.get().advertiseUrl());
+            send(refusal);
+            return true;
+        }
+
         private void turn(JsonNode m) {
             requireWrite();
             String clientRequestId = text(m, "clientRequestId");
@@ -296,6 +310,11 @@ public final class ChatEndpoint implements AutoCloseable {
                 throw invalid("keepWorktree must be true or false");
             }
             boolean keep = keepNode != null && keepNode.asBoolean(false);
+            // a registered project on another node's roots is named before this node resolves (and refuses) it
+            String named = projectName;
+            if (named != null && misdirected(gate.nodes().flatMap(n -> n.elsewhere(n.projectFolder(named))), m)) {
+                return;
+            }
             Path dir;
             if (projectName != null) {
                 dir = runs.settings().projects().find(projectName).orElseThrow(() ->
@@ -307,6 +326,12 @@ public final class ChatEndpoint implements AutoCloseable {
                 projectName = runs.metadata(last).path("projectId").asText(null);
             } else {
                 throw invalid("turn needs projectName (or sessionId to continue a session)");
+            }
+            // on a shared store, a turn runs on a node whose roots hold the folder: another node is named for the
+            // client to connect to (docs/scale-out.md "Where work runs")
+            Path folder = dir;
+            if (misdirected(gate.nodes().flatMap(n -> n.elsewhere(java.util.Optional.of(folder))), m)) {
+                return;
             }
             PermissionMode mode = null;
             String modeName = text(m, "permissionMode");

@@ -1,6 +1,7 @@
 package org.agentworkspace.server.http;
 
 import java.util.Objects;
+import java.util.Optional;
 
 import io.helidon.http.Method;
 import io.helidon.webserver.http.HttpRules;
@@ -59,9 +60,24 @@ public abstract class ApiService implements HttpService {
     /** The only way to add a route: each needs an access declaration. */
     public final class Routes {
         private final HttpRules rules;
+        private final NodeRouter.Folder folder;
 
         private Routes(HttpRules rules) {
+            this(rules, null);
+        }
+
+        private Routes(HttpRules rules, NodeRouter.Folder folder) {
             this.rules = rules;
+            this.folder = folder;
+        }
+
+        /**
+         * The routes added through the answer act on the folder {@code folder} names: on a shared store they are
+         * served by a node whose roots hold it, forwarded there when that is another node (docs/scale-out.md "Where
+         * work runs"). The caller is authenticated and the body checked here first.
+         */
+        public Routes placed(NodeRouter.Folder folder) {
+            return new Routes(rules, java.util.Objects.requireNonNull(folder, "folder"));
         }
 
         public Routes get(String path, Access access, Handler handler) {
@@ -101,7 +117,14 @@ public abstract class ApiService implements HttpService {
             }
             table.add(new RouteTable.Route(method.text(), path, access, family));
             BodyShape shape = guard.bodyShape(method.text(), path);
-            rules.route(method, path, (req, res) -> guard.handle(access, maxBodyBytes, shape, req, res, handler));
+            NodeRouter.Folder placement = folder;
+            Handler placed = placement == null ? handler : call -> {
+                Optional<NodeRouter> nodes = guard.nodes();
+                if (nodes.isEmpty() || !nodes.get().forward(call, placement)) {
+                    handler.handle(call);
+                }
+            };
+            rules.route(method, path, (req, res) -> guard.handle(access, maxBodyBytes, shape, req, res, placed));
             return this;
         }
     }

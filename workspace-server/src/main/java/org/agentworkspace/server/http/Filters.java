@@ -38,6 +38,22 @@ public final class Filters {
     }
 
     /**
+     * A runner-only node ({@code --runner-only}, docs/scale-out.md "Where work runs"): it serves {@code /health} and
+     * the requests other nodes of its store forward to it (their proof checks out, {@link NodeRouter}); every other
+     * request, the web UI's pages included, is 403 {@value NodeRouter#RUNNER_ONLY}.
+     */
+    public static Filter runnerOnly(ErrorResponses errors, NodeRouter nodes) {
+        return (chain, req, res) -> {
+            if (req.path().path().equals("/health") || nodes.forwardedByNode(req)) {
+                chain.proceed();
+                return;
+            }
+            errors.write(res, Status.FORBIDDEN_403, NodeRouter.RUNNER_ONLY, "this node only runs agents "
+                    + "(--runner-only): it serves no web UI and no API to clients; use another node of the service");
+        };
+    }
+
+    /**
      * DNS-rebinding guard: while bound to loopback, only requests addressed to a loopback name (or a configured
      * one, or the host of an open public tunnel) are served; a page on attacker.example that resolves to 127.0.0.1
      * gets 403.

@@ -82,6 +82,19 @@ public final class Guard {
 
     private final java.util.Map<String, java.util.Set<String>> bodyFields;
 
+    /** Where work runs (docs/scale-out.md): set once at start; null until then (and in tests that build no router). */
+    private volatile NodeRouter nodes;
+
+    /** Sets the node router the placed routes and the WebSocket endpoints use. */
+    public void useNodes(NodeRouter router) {
+        this.nodes = router;
+    }
+
+    /** The node router, or empty when none was set (every request is served here). */
+    public Optional<NodeRouter> nodes() {
+        return Optional.ofNullable(nodes);
+    }
+
     /** The fields a body of this route may hold (none when the document gives the route no JSON body). */
     BodyShape bodyShape(String method, String path) {
         return new BodyShape(method + " " + path, bodyFields.getOrDefault(method + " " + path, java.util.Set.of()));

@@ -34,6 +34,11 @@ public final class WsGate {
         this.guard = guard;
     }
 
+    /** Where work runs: the node router, when one is set (docs/scale-out.md "Where work runs"). */
+    public Optional<NodeRouter> nodes() {
+        return guard.nodes();
+    }
+
     /** Admits or refuses an upgrade; called from {@code WsListener.onHttpUpgrade}. */
     public Principal admit(Access access, HttpPrologue prologue, Headers headers) throws WsUpgradeException {
         return admit(access, prologue, headers, p -> {
@@ -54,6 +59,10 @@ public final class WsGate {
     }
 
     private Principal check(Access access, HttpPrologue prologue, Headers headers, Consumer<Principal> admission) {
+        if (guard.nodes().filter(NodeRouter::runnerOnly).isPresent()) {
+            // a runner-only node serves no socket; the refused upgrade continues as HTTP, which says so (403)
+            throw new WorkspaceException.Forbidden(NodeRouter.RUNNER_ONLY, "this node only runs agents");
+        }
         Optional<String> origin = headers.first(HeaderNames.ORIGIN);
         if (origin.isPresent() && !guard.allowedOrigin(headers, null, origin.get())) {
             throw originRejected();

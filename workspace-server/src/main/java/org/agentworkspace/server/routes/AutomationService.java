@@ -74,8 +74,13 @@ public final class AutomationService extends ApiService {
 
     @Override
     protected void declare(Routes r) {
-        r.post("/api/automation/run", Access.scope(Scope.TASKS_WRITE), this::start)
-                .get("/api/automation/runs", Access.scope(Scope.TASKS_READ), this::list)
+        // a registered project's run goes to a node whose roots hold its folder (docs/scale-out.md "Where work
+        // runs"); a projectPath names a folder of the host the (local, trusted) caller is on: served here
+        r.placed((call, nodes) -> Call.optionalString(call.body(), "projectPath").filter(s -> !s.isBlank()).isPresent()
+                        ? Optional.empty()
+                        : nodes.projectFolder(Call.optionalString(call.body(), "projectId").orElse(null)))
+                .post("/api/automation/run", Access.scope(Scope.TASKS_WRITE), this::start);
+        r.get("/api/automation/runs", Access.scope(Scope.TASKS_READ), this::list)
                 .get("/api/automation/runs/{runId}", Access.scope(Scope.TASKS_READ), this::get)
                 .get("/api/automation/runs/{runId}/events", Access.scope(Scope.TASKS_READ).stream(), this::events)
                 .post("/api/automation/runs/{runId}/cancel", Access.scope(Scope.TASKS_WRITE), this::cancel)

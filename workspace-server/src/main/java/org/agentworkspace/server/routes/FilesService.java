@@ -45,7 +45,9 @@ public final class FilesService extends ApiService {
     protected void declare(Routes r) {
         Access read = Access.scope(Scope.PROJECTS_READ);
         Access write = Access.scope(Scope.PROJECTS_WRITE);
-        r.get("/api/projects/{projectName}/files", read, this::list)
+        // on a shared store, served by a node whose roots hold the project's folder (docs/scale-out.md)
+        r.placed((call, nodes) -> nodes.projectFolder(call.pathParam("projectName")))
+                .get("/api/projects/{projectName}/files", read, this::list)
                 .delete("/api/projects/{projectName}/files", write, this::delete)
                 .get("/api/projects/{projectName}/file", read, this::read)
                 .put("/api/projects/{projectName}/file", write, maxFileBody, this::write)

@@ -58,7 +58,12 @@ public final class GitService extends ApiService {
     protected void declare(Routes r) {
         Access read = Access.scope(Scope.PROJECTS_READ);
         Access write = Access.scope(Scope.PROJECTS_WRITE);
-        r.get("/api/git/status", read, this::status)
+        // on a shared store, served by a node whose roots hold the project's folder (docs/scale-out.md): the project
+        // is the query's (reads) or the body's (changes)
+        r.placed((call, nodes) -> nodes.projectFolder(call.query("project").orElseGet(() ->
+                        call.request().prologue().method() != io.helidon.http.Method.GET
+                                ? Call.optionalString(call.body(), "project").orElse(null) : null)))
+                .get("/api/git/status", read, this::status)
                 .get("/api/git/diff", read, this::diff)
                 .get("/api/git/branches", read, this::branches)
                 .get("/api/git/log", read, this::log)

@@ -81,11 +81,14 @@ public final class ProjectsService extends ApiService {
 
     @Override
     protected void declare(Routes r) {
-        r.get("/api/projects", Access.scope(Scope.PROJECTS_READ), this::list)
-                .post("/api/projects/quick-start", Access.scope(Scope.PROJECTS_WRITE), this::quickStart)
-                // the registry and the histories on disk are host state everyone shares: administrators rename,
-                // deregister, list and delete conversations (docs/auth.md "Host state and accounts")
-                .put("/api/projects/{projectName}/rename", Access.scope(Scope.PROJECTS_WRITE).admin(), this::rename)
+        r.get("/api/projects", Access.scope(Scope.PROJECTS_READ), this::list);
+        // registered by a node whose roots hold the folder (docs/scale-out.md "Where work runs")
+        r.placed((call, nodes) -> org.agentworkspace.server.http.NodeRouter.absolute(
+                        Call.optionalString(call.body(), "path").orElse(null)))
+                .post("/api/projects/quick-start", Access.scope(Scope.PROJECTS_WRITE), this::quickStart);
+        // the registry and the histories on disk are host state everyone shares: administrators rename,
+        // deregister, list and delete conversations (docs/auth.md "Host state and accounts")
+        r.put("/api/projects/{projectName}/rename", Access.scope(Scope.PROJECTS_WRITE).admin(), this::rename)
                 .delete("/api/projects/{projectName}", Access.scope(Scope.PROJECTS_WRITE).admin(), this::delete)
                 .get("/api/projects/{projectName}/sessions", Access.scope(Scope.PROJECTS_READ).admin(), this::sessions)
                 .delete("/api/projects/{projectName}/sessions/{sessionId}",

@@ -27,6 +27,7 @@ import org.agentworkspace.core.shell.ShellSession;
 import org.agentworkspace.core.shell.ShellSessions;
 import org.agentworkspace.server.http.Access;
 import org.agentworkspace.server.http.ErrorResponses;
+import org.agentworkspace.server.http.NodeRouter;
 import org.agentworkspace.server.http.WsGate;
 import org.agentworkspace.server.ws.InboundMessages;
 import org.agentworkspace.server.ws.PumpedListener;
@@ -215,6 +216,17 @@ public final class ShellEndpoint implements AutoCloseable {
             String project = text(m, "projectName");
             if (project == null) {
                 throw invalid("init needs projectName (a new terminal) or sessionId (a reattach)");
+            }
+            // on a shared store, a terminal opens on a node whose roots hold the project's folder: another node is
+            // named for the client to connect to (docs/scale-out.md "Where work runs")
+            java.util.Optional<org.agentworkspace.core.runs.NodeDirectory.NodeInfo> other = gate.nodes()
+                    .flatMap(n -> n.elsewhere(n.projectFolder(project)));
+            if (other.isPresent()) {
+                ObjectNode refusal = error(421, NodeRouter.PROJECT_ON_OTHER_NODE, NodeRouter.onOtherNode(other.get()));
+                ((ObjectNode) refusal.get("error")).put("nodeId", other.get().id())
+                        .put("nodeUrl", other.get().advertiseUrl());
+                send(refusal);
+                return;
             }
             ShellSession s;
             try {
