@@ -75,6 +75,9 @@ public final class RunEngine implements AutoCloseable {
     private java.util.concurrent.ScheduledExecutorService sweeper;
     private final NodeLease lease;
     private final RunWakeups wakeups;
+    /** The caps counted in the store when several nodes share it (PostgreSQL); unused on SQLite. */
+    private final SharedAdmission admission;
+    private final java.util.concurrent.atomic.AtomicBoolean admitPending = new java.util.concurrent.atomic.AtomicBoolean();
 
     private RunEngine(Store store, RunSettings settings, Clock clock, Node node) {
         this.store = store;
@@ -84,6 +87,7 @@ public final class RunEngine implements AutoCloseable {
         this.setsid = findSetsid();
         this.lease = new NodeLease(store, node, clock);
         this.wakeups = new RunWakeups(store);
+        this.admission = new SharedAdmission(store, lease, settings);
     }
 
     /**
@@ -135,6 +139,7 @@ public final class RunEngine implements AutoCloseable {
         engine.lease.register();
         engine.recover();
         engine.log.start();
+        engine.wakeups.onSlotFreed(engine::admitSoon);
         engine.wakeups.start();
         engine.lease.start(engine::afterBeat);
         return engine;
@@ -167,6 +172,8 @@ public final class RunEngine implements AutoCloseable {
             }
         }
         sweepLost();
+        // a slot freed on another node whose notice was lost, or freed by a node's death
+        admitSoon();
     }
 
     /**
@@ -259,7 +266,8 @@ public final class RunEngine implements AutoCloseable {
             }
             String account = request.account();
             // a run that can start at once never waits, so only a run that would queue counts against the cap
-            if (account != null && wouldWait(request)
+            // (on a shared store the count is of every node's waiting runs, taken in the insert's transaction)
+            if (!admission.shared() && account != null && wouldWait(request)
                     && queuedByAccount.getOrDefault(account, 0) >= settings.maxQueuedPerAccount()) {
                 throw new WorkspaceException.RateLimited(TOO_MANY_QUEUED_RUNS, "this account already has "
                         + settings.maxQueuedPerAccount() + " runs waiting to start; wait for them or cancel some", 5);
@@ -276,13 +284,30 @@ public final class RunEngine implements AutoCloseable {
                     json.object().put("status", RunStatus.QUEUED.wireName()).toString(), now);
             // the owner is what the request names, never read back from its free metadata
             RunOwner owner = request.owner() != null ? request.owner() : RunOwner.NONE;
-            log.insertRun(info, owner, lease.id(), first, along);
+            boolean[] admitted = {false};
+            boolean nothingWaits = queue.isEmpty();
+            WithRun rows = !admission.shared() ? along : (h, runId) -> {
+                if (along != null) {
+                    along.write(h, runId);
+                }
+                admitted[0] = admission.onInsert(h, runId, request, nothingWaits);
+            };
+            log.insertRun(info, owner, lease.id(), first, rows);
             ActiveRun run = new ActiveRun(id, request.withOwner(owner), 2, this::ended);
             active.put(id, run);
             run.committed(List.of(first), json);
             queue.add(run);
             count(queuedByAccount, account, 1);
-            scheduleLocked();
+            if (!admission.shared()) {
+                scheduleLocked();
+            } else if (admitted[0]) {
+                admission.holds(id);
+                queue.remove(run);
+                launchLocked(run);
+            } else if (!nothingWaits) {
+                // runs wait before it here; one of another provider or account may still fit
+                scheduleLocked();
+            }
             return new RunHandle(this, id);
         } finally {
             schedule.unlock();
@@ -308,6 +333,13 @@ public final class RunEngine implements AutoCloseable {
      * block others.
      */
     private void scheduleLocked() {
+        if (admission.shared()) {
+            for (ActiveRun r : admission.admit(List.copyOf(queue))) {
+                queue.remove(r);
+                launchLocked(r);
+            }
+            return;
+        }
         Iterator<ActiveRun> it = queue.iterator();
         while (it.hasNext() && running < settings.globalLimit()) {
             ActiveRun r = it.next();
@@ -320,12 +352,41 @@ public final class RunEngine implements AutoCloseable {
                 continue;
             }
             it.remove();
-            count(queuedByAccount, r.account(), -1);
-            count(runningByAccount, r.account(), 1);
-            running++;
-            runningByProvider.put(r.provider(), now + 1);
-            Thread.ofVirtual().name("aw-run-" + r.id).start(new RunProcess(this, r));
+            launchLocked(r);
         }
+    }
+
+    /** Starts a run that left the queue with a slot (called under the schedule lock). */
+    private void launchLocked(ActiveRun r) {
+        count(queuedByAccount, r.account(), -1);
+        count(runningByAccount, r.account(), 1);
+        running++;
+        runningByProvider.merge(r.provider(), 1, Integer::sum);
+        Thread.ofVirtual().name("aw-run-" + r.id).start(new RunProcess(this, r));
+    }
+
+    /**
+     * Shared store: tries, on a thread of its own, to give slots to this node's waiting runs (a slot was freed here
+     * or on another node). Calls that arrive while one is pending are folded into it.
+     */
+    private void admitSoon() {
+        if (!admission.shared() || !admitPending.compareAndSet(false, true)) {
+            return;
+        }
+        Thread.ofVirtual().name("aw-run-admit").start(() -> {
+            admitPending.set(false);
+            schedule.lock();
+            try {
+                if (!closed && !queue.isEmpty()) {
+                    scheduleLocked();
+                }
+            } catch (RuntimeException e) {
+                LOG.log(System.Logger.Level.WARNING, "could not start waiting runs; trying again at the next "
+                        + "heartbeat: " + e);
+            } finally {
+                schedule.unlock();
+            }
+        });
     }
 
     /** Called by a run's supervisor when its process tree is gone and its terminal status is appended. */
@@ -335,7 +396,8 @@ public final class RunEngine implements AutoCloseable {
             running--;
             runningByProvider.merge(run.provider(), -1, Integer::sum);
             count(runningByAccount, run.account(), -1);
-            if (!closed) {
+            // shared store: the slot is free once the run's terminal status is committed (ended), not before
+            if (!closed && !admission.shared()) {
                 scheduleLocked();
             }
         } finally {
@@ -725,6 +787,13 @@ public final class RunEngine implements AutoCloseable {
     /** Called when a run's terminal status is committed: from now on readers use the store only. */
     void ended(ActiveRun run) {
         active.remove(run.id, run);
+        if (admission.shared()) {
+            Thread.ofVirtual().name("aw-run-slot-" + run.id).start(() -> {
+                if (admission.ended(run.id)) {
+                    admitSoon();
+                }
+            });
+        }
         if (!observers.isEmpty()) {
             Thread.ofVirtual().name("aw-run-ended-" + run.id).start(() -> find(run.id).ifPresent(info -> {
                 for (RunObserver o : observers) {

@@ -58,7 +58,7 @@ public final class Store implements AutoCloseable {
             "V011__login_failures.sql", "V012__notifications.sql", "V013__web_push.sql",
             "V014__agent_loop_review_commits.sql", "V015__agent_loop_checkpoints.sql",
             "V016__account_provider_credentials.sql", "V017__run_ownership.sql", "V018__run_worktrees.sql",
-            "V019__task_isolation_and_workflow_runs.sql", "V020__nodes.sql");
+            "V019__task_isolation_and_workflow_runs.sql", "V020__nodes.sql", "V023__shared_caps.sql");
     private static final Pattern MIGRATION_NAME = Pattern.compile("V(\\d{3,})__[a-z0-9_]+\\.sql");
     private static final long PG_MIGRATION_LOCK = 0x4157_5350L;
     /** Connections kept open between handles (more are opened when needed; see {@link IdleConnections}). */
