@@ -113,7 +113,8 @@ public final class WorkspaceServer implements AutoCloseable {
             Json json = new Json(config.maxFileBodyBytes());
             SessionTokens tokens = new SessionTokens(engine.signingSecret(), engine.config().clock(),
                     engine.config().auth().sessionLifetime());
-            Guard guard = new Guard(engine.auth(), tokens, config, json, openApi.bodyFields());
+            Guard guard = new Guard(engine.auth(), tokens, config, json, openApi.bodyFields(),
+                    engine.runs().openStreams());
             BrowseFilesystem browser = BrowseFilesystem.create(config.browseRoots(),
                     ServerConfig.home(env), config.fileLimits().maxEntries(), false);
             // the engine owns the run use cases (AgentRunService): provider defaults, projects, visibility, sessions,

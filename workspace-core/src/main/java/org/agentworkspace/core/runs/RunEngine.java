@@ -77,6 +77,7 @@ public final class RunEngine implements AutoCloseable {
     private final RunWakeups wakeups;
     /** The caps counted in the store when several nodes share it (PostgreSQL); unused on SQLite. */
     private final SharedAdmission admission;
+    private final OpenStreams openStreams;
     private final java.util.concurrent.atomic.AtomicBoolean admitPending = new java.util.concurrent.atomic.AtomicBoolean();
 
     private RunEngine(Store store, RunSettings settings, Clock clock, Node node) {
@@ -88,6 +89,7 @@ public final class RunEngine implements AutoCloseable {
         this.lease = new NodeLease(store, node, clock);
         this.wakeups = new RunWakeups(store);
         this.admission = new SharedAdmission(store, lease, settings);
+        this.openStreams = new OpenStreams(store, lease);
     }
 
     /**
@@ -137,6 +139,7 @@ public final class RunEngine implements AutoCloseable {
                 Objects.requireNonNull(settings, "settings"), Objects.requireNonNull(clock, "clock"),
                 Objects.requireNonNull(node, "node"));
         engine.lease.register();
+        engine.openStreams.forgetOwn();
         engine.recover();
         engine.log.start();
         engine.wakeups.onSlotFreed(engine::admitSoon);
@@ -174,6 +177,12 @@ public final class RunEngine implements AutoCloseable {
         sweepLost();
         // a slot freed on another node whose notice was lost, or freed by a node's death
         admitSoon();
+        openStreams.sweep();
+    }
+
+    /** The per-account caps on open streams counted over every node of a shared store (docs/scale-out.md). */
+    public OpenStreams openStreams() {
+        return openStreams;
     }
 
     /**

@@ -6,13 +6,15 @@
 -- SQLite, where one engine counts in memory as before.
 ALTER TABLE runs ADD COLUMN charge_account TEXT;
 ALTER TABLE runs ADD COLUMN admitted_at BIGINT;
--- open_streams: one row per open SSE/NDJSON stream on PostgreSQL (the per-account stream cap counts the rows of live
--- nodes); a node deletes its own rows when it starts and any node deletes the rows of dead nodes.
+-- open_streams: one row per open connection that a per-account cap counts, on PostgreSQL only (kind 'stream': SSE and
+-- NDJSON streams); the cap counts the rows of live nodes. A node deletes its own rows when it starts, and every node
+-- deletes the rows of dead nodes after its heartbeat.
 CREATE TABLE open_streams (
     id TEXT PRIMARY KEY,
+    kind TEXT NOT NULL,
     account_id BIGINT NOT NULL,
     node_id TEXT NOT NULL,
     opened_at BIGINT NOT NULL
 );
-CREATE INDEX open_streams_account ON open_streams (account_id, node_id);
+CREATE INDEX open_streams_account ON open_streams (account_id, kind);
 CREATE INDEX open_streams_node ON open_streams (node_id);
