@@ -36,6 +36,7 @@ final class SharedAdmission {
     static final String CHANNEL = "aw_run_slots";
     /** The advisory lock key taken by every admission transaction ("aw_caps"). */
     static final long LOCK = 0x6177_5f63_6170_73L;
+    private static final String NOW = "CAST(EXTRACT(EPOCH FROM clock_timestamp()) * 1000 AS BIGINT)";
 
     private final Store store;
     private final NodeLease lease;
@@ -89,8 +90,7 @@ final class SharedAdmission {
                         + "'running' THEN 1 ELSE 0 END FROM runs r WHERE r.status IN ('queued', 'running') AND r.id <> "
                         + ":except AND (r.admitted_at IS NOT NULL OR r.status = 'running' OR r.charge_account = "
                         + ":account) AND (r.node_id = :me OR EXISTS (SELECT 1 FROM nodes n WHERE n.id = r.node_id "
-                        + "AND n.heartbeat_at >= CAST(EXTRACT(EPOCH FROM clock_timestamp()) * 1000 AS BIGINT) - "
-                        + ":lease))")
+                        + "AND n.heartbeat_at >= " + NOW + " - :lease))")
                 .bind("except", except == null ? "" : except).bind("account", account).bind("me", lease.id())
                 .bind("lease", NodeLease.LEASE.toMillis())
                 .map((rs, ctx) -> {
@@ -107,8 +107,8 @@ final class SharedAdmission {
     }
 
     private static void claim(Handle h, List<String> ids) {
-        h.createUpdate("UPDATE runs SET admitted_at = CAST(EXTRACT(EPOCH FROM clock_timestamp()) * 1000 AS BIGINT) "
-                        + "WHERE id IN (<ids>) AND status = 'queued' AND admitted_at IS NULL")
+        h.createUpdate("UPDATE runs SET admitted_at = " + NOW + " WHERE id IN (<ids>) AND status = 'queued' "
+                        + "AND admitted_at IS NULL")
                 .bindList("ids", ids).execute();
     }
 
@@ -128,12 +128,11 @@ final class SharedAdmission {
             throw new WorkspaceException.RateLimited(RunEngine.TOO_MANY_QUEUED_RUNS, "this account already has "
                     + settings.maxQueuedPerAccount() + " runs waiting to start; wait for them or cancel some", 5);
         }
-        if (account != null) {
-            h.createUpdate("UPDATE runs SET charge_account = :a WHERE id = :id").bind("a", account).bind("id", runId)
-                    .execute();
-        }
-        if (starts) {
-            claim(h, List.of(runId));
+        if (account != null || starts) {
+            // one statement: the charge and, when it starts now, the slot
+            h.createUpdate("UPDATE runs SET charge_account = :a, admitted_at = CASE WHEN :starts THEN " + NOW
+                            + " END WHERE id = :id")
+                    .bind("a", account).bind("starts", starts).bind("id", runId).execute();
         }
         return starts;
     }
