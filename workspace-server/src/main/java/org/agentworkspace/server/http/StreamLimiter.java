@@ -46,6 +46,14 @@ public final class StreamLimiter {
         return perAccount;
     }
 
+    /**
+     * The store's count of open connections over every node when the store is shared (PostgreSQL), else null: the
+     * {@code /ws} and {@code /shell} caps count their sockets with it too.
+     */
+    public OpenStreams everyNode() {
+        return shared;
+    }
+
     /** Streams the account holds open now. */
     public int open(long userId) {
         return open.getOrDefault(userId, 0);

@@ -6,8 +6,12 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.io.InputStream;
+import java.net.URI;
+import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
+import java.net.http.WebSocket;
+import java.net.http.WebSocketHandshakeException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.sql.Connection;
@@ -21,9 +25,14 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.UUID;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
 
+import org.agentworkspace.server.JsonSocketClient;
 import org.agentworkspace.server.ServerConfig;
 import org.agentworkspace.server.TestServer;
+import org.agentworkspace.server.WorkspaceServer;
+import org.agentworkspace.server.shell.ShellLimits;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.BeforeEach;
@@ -79,6 +88,31 @@ class SharedLimitsPostgresTest {
                 tmp.toString())));
         servers.add(s);
         return s;
+    }
+
+    /** A node whose {@code /ws} and {@code /shell} caps are 2 sockets per user. */
+    TestServer socketNode(String name) throws Exception {
+        ServerConfig config = ServerConfig.from(Map.of(), List.of("--data-dir", tmp.resolve(name).toString(), "--port",
+                "0", "--db-url", dbUrl, "--project-roots", tmp.toString()));
+        Map<String, String> env = new java.util.HashMap<>(TestServer.isolatedEnv(tmp.resolve(name + "-env")));
+        env.put("AW_WS_MAX_CONNECTIONS", "2");
+        TestServer s = TestServer.wrap(WorkspaceServer.start(config, env, ShellLimits.defaults().withConnections(2)),
+                tmp.resolve(name));
+        servers.add(s);
+        return s;
+    }
+
+    static final HttpClient HTTP = HttpClient.newHttpClient();
+
+    /** A socket on {@code path}, authenticated by a stream ticket of the token's account. */
+    static JsonSocketClient socket(TestServer s, String path, String token) throws Exception {
+        String ticket = expect(s.post("/api/auth/stream-ticket", Map.of(), bearer(token)), 200, null)
+                .path("ticket").asText();
+        JsonSocketClient c = new JsonSocketClient();
+        c.ws = HTTP.newWebSocketBuilder().connectTimeout(Duration.ofSeconds(5))
+                .buildAsync(URI.create("ws://127.0.0.1:" + s.uri("/").getPort() + path + "?streamTicket=" + ticket),
+                        c).get(10, TimeUnit.SECONDS);
+        return c;
     }
 
     int storedStreams() throws SQLException {
@@ -154,6 +188,54 @@ class SharedLimitsPostgresTest {
                 "password", TestServer.ADMIN_PASSWORD));
         assertEquals(429, locked.statusCode(), locked.body());
         assertTrue(locked.headers().firstValue("Retry-After").isPresent(), locked.headers().toString());
+    }
+
+    @Test
+    void wsAndShellSocketsAreCappedOverBothNodes() throws Exception {
+        TestServer a = socketNode("a");
+        TestServer b = socketNode("b");
+        String admin = a.registerAdmin();
+        // /ws: one socket on each node; a third is refused before the upgrade on either node
+        List<JsonSocketClient> held = new ArrayList<>();
+        try {
+            held.add(socket(a, "/ws", admin));
+            held.add(socket(b, "/ws", admin));
+            for (TestServer s : List.of(a, b)) {
+                ExecutionException refused = org.junit.jupiter.api.Assertions.assertThrows(ExecutionException.class,
+                        () -> held.add(socket(s, "/ws", admin)));
+                assertTrue(refused.getCause() instanceof WebSocketHandshakeException, String.valueOf(refused));
+                assertEquals(429, ((WebSocketHandshakeException) refused.getCause()).getResponse().statusCode());
+            }
+            expect(b.get("/ws", bearer(admin)), 429, "TOO_MANY_CONNECTIONS");
+            // the socket on B closes: A takes a second one
+            JsonSocketClient onB = held.remove(1);
+            onB.ws.sendClose(WebSocket.NORMAL_CLOSURE, "bye").get(5, TimeUnit.SECONDS);
+            onB.closed.get(10, TimeUnit.SECONDS);
+            JsonSocketClient again = null;
+            long deadline = System.nanoTime() + Duration.ofSeconds(20).toNanos();
+            while (again == null && System.nanoTime() < deadline) {
+                try {
+                    again = socket(a, "/ws", admin);
+                } catch (ExecutionException e) {
+                    Thread.sleep(100);
+                }
+            }
+            assertTrue(again != null, "a /ws socket closed on B frees a place used on A");
+            held.add(again);
+
+            // /shell: one terminal connection on each node; a third is closed with TOO_MANY_CONNECTIONS
+            held.add(socket(a, "/shell", admin));
+            held.add(socket(b, "/shell", admin));
+            JsonSocketClient third = socket(a, "/shell", admin);
+            held.add(third);
+            com.fasterxml.jackson.databind.JsonNode m = third.messages.poll(10, TimeUnit.SECONDS);
+            assertTrue(m != null, "the third terminal connection is answered");
+            assertEquals("TOO_MANY_CONNECTIONS", m.path("error").path("code").asText(), m.toString());
+        } finally {
+            for (JsonSocketClient c : held) {
+                c.ws.abort();
+            }
+        }
     }
 
     private static HttpResponse<InputStream> events(TestServer s, String token) throws Exception {
