@@ -114,7 +114,7 @@ public final class WorkspaceServer implements AutoCloseable {
             SessionTokens tokens = new SessionTokens(engine.signingSecret(), engine.config().clock(),
                     engine.config().auth().sessionLifetime());
             Guard guard = new Guard(engine.auth(), tokens, config, json, openApi.bodyFields(),
-                    engine.runs().openStreams());
+                    engine.openStreams());
             BrowseFilesystem browser = BrowseFilesystem.create(config.browseRoots(),
                     ServerConfig.home(env), config.fileLimits().maxEntries(), false);
             // the engine owns the run use cases (AgentRunService): provider defaults, projects, visibility, sessions,

@@ -78,7 +78,8 @@ public final class RunEngine implements AutoCloseable {
     /** The caps counted in the store when several nodes share it (PostgreSQL); unused on SQLite. */
     private final SharedAdmission admission;
     private final OpenStreams openStreams;
-    private final java.util.concurrent.atomic.AtomicBoolean admitPending = new java.util.concurrent.atomic.AtomicBoolean();
+    private final java.util.concurrent.atomic.AtomicBoolean admitPending =
+            new java.util.concurrent.atomic.AtomicBoolean();
 
     private RunEngine(Store store, RunSettings settings, Clock clock, Node node) {
         this.store = store;
