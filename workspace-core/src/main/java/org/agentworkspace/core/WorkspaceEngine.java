@@ -292,6 +292,14 @@ public final class WorkspaceEngine implements AutoCloseable {
     }
 
     /**
+     * The per-account caps on open streams and sockets counted over every live node when several nodes share a
+     * PostgreSQL store ({@code OpenStreams.shared()} false on SQLite: the server counts in memory alone).
+     */
+    public org.agentworkspace.core.runs.OpenStreams openStreams() {
+        return runs.openStreams();
+    }
+
+    /**
      * The 256-bit secret that signs session tokens: on SQLite generated on first start and kept in {@code jwt-secret};
      * on PostgreSQL the store's shared one, so every node verifies every node's tokens (docs/scale-out.md).
      */

@@ -113,7 +113,8 @@ public final class WorkspaceServer implements AutoCloseable {
             Json json = new Json(config.maxFileBodyBytes());
             SessionTokens tokens = new SessionTokens(engine.signingSecret(), engine.config().clock(),
                     engine.config().auth().sessionLifetime());
-            Guard guard = new Guard(engine.auth(), tokens, config, json, openApi.bodyFields());
+            Guard guard = new Guard(engine.auth(), tokens, config, json, openApi.bodyFields(),
+                    engine.openStreams());
             // where work runs: placed routes go to a node whose roots hold the project's folder (docs/scale-out.md)
             guard.useNodes(new org.agentworkspace.server.http.NodeRouter(engine.nodes(), engine.projects(),
                     engine.history(), engine.signingSecret(), config.node().runnerOnly()));

@@ -90,6 +90,11 @@ public final class RunEngine implements AutoCloseable {
     private final NodeLease lease;
     private final RunWakeups wakeups;
     private final RunRequests requests;
+    /** The caps counted in the store when several nodes share it (PostgreSQL); unused on SQLite. */
+    private final SharedAdmission admission;
+    private final OpenStreams openStreams;
+    private final java.util.concurrent.atomic.AtomicBoolean admitPending =
+            new java.util.concurrent.atomic.AtomicBoolean();
 
     private RunEngine(Store store, RunSettings settings, Clock clock, Node node) {
         this.store = store;
@@ -103,6 +108,8 @@ public final class RunEngine implements AutoCloseable {
         requests.handle(RunRequests.CANCEL, (runId, payload) -> String.valueOf(cancelHere(runId, () -> { })));
         requests.handle(RunRequests.WRITE, (runId, payload) -> String.valueOf(writeHere(runId, payload)));
         requests.handle(RunRequests.CLOSE_INPUT, (runId, payload) -> String.valueOf(closeInputHere(runId)));
+        this.admission = new SharedAdmission(store, lease, settings);
+        this.openStreams = new OpenStreams(store, lease);
     }
 
     /**
@@ -166,8 +173,10 @@ public final class RunEngine implements AutoCloseable {
                 Objects.requireNonNull(settings, "settings"), Objects.requireNonNull(clock, "clock"),
                 Objects.requireNonNull(node, "node"));
         engine.lease.register();
+        engine.openStreams.forgetOwn();
         engine.recover();
         engine.log.start();
+        engine.wakeups.onSlotFreed(engine::admitSoon);
         engine.wakeups.start();
         engine.requests.start();
         engine.lease.start(engine::afterBeat);
@@ -213,6 +222,14 @@ public final class RunEngine implements AutoCloseable {
             }
         }
         sweepLost();
+        // a slot freed on another node whose notice was lost, or freed by a node's death
+        admitSoon();
+        openStreams.sweep();
+    }
+
+    /** The per-account caps on open streams counted over every node of a shared store (docs/scale-out.md). */
+    public OpenStreams openStreams() {
+        return openStreams;
     }
 
     /**
@@ -305,7 +322,8 @@ public final class RunEngine implements AutoCloseable {
             }
             String account = request.account();
             // a run that can start at once never waits, so only a run that would queue counts against the cap
-            if (account != null && wouldWait(request)
+            // (on a shared store the count is of every node's waiting runs, taken in the insert's transaction)
+            if (!admission.shared() && account != null && wouldWait(request)
                     && queuedByAccount.getOrDefault(account, 0) >= settings.maxQueuedPerAccount()) {
                 throw new WorkspaceException.RateLimited(TOO_MANY_QUEUED_RUNS, "this account already has "
                         + settings.maxQueuedPerAccount() + " runs waiting to start; wait for them or cancel some", 5);
@@ -322,13 +340,30 @@ public final class RunEngine implements AutoCloseable {
                     json.object().put("status", RunStatus.QUEUED.wireName()).toString(), now);
             // the owner is what the request names, never read back from its free metadata
             RunOwner owner = request.owner() != null ? request.owner() : RunOwner.NONE;
-            log.insertRun(info, owner, lease.id(), first, along);
+            boolean[] admitted = {false};
+            boolean nothingWaits = queue.isEmpty();
+            WithRun rows = !admission.shared() ? along : (h, runId) -> {
+                if (along != null) {
+                    along.write(h, runId);
+                }
+                admitted[0] = admission.onInsert(h, runId, request, nothingWaits);
+            };
+            log.insertRun(info, owner, lease.id(), first, rows);
             ActiveRun run = new ActiveRun(id, request.withOwner(owner), 2, this::ended);
             active.put(id, run);
             run.committed(List.of(first), json);
             queue.add(run);
             count(queuedByAccount, account, 1);
-            scheduleLocked();
+            if (!admission.shared()) {
+                scheduleLocked();
+            } else if (admitted[0]) {
+                admission.holds(id);
+                queue.remove(run);
+                launchLocked(run);
+            } else if (!nothingWaits) {
+                // runs wait before it here; one of another provider or account may still fit
+                scheduleLocked();
+            }
             return new RunHandle(this, id);
         } finally {
             schedule.unlock();
@@ -354,6 +389,13 @@ public final class RunEngine implements AutoCloseable {
      * block others.
      */
     private void scheduleLocked() {
+        if (admission.shared()) {
+            for (ActiveRun r : admission.admit(List.copyOf(queue))) {
+                queue.remove(r);
+                launchLocked(r);
+            }
+            return;
+        }
         Iterator<ActiveRun> it = queue.iterator();
         while (it.hasNext() && running < settings.globalLimit()) {
             ActiveRun r = it.next();
@@ -366,12 +408,41 @@ public final class RunEngine implements AutoCloseable {
                 continue;
             }
             it.remove();
-            count(queuedByAccount, r.account(), -1);
-            count(runningByAccount, r.account(), 1);
-            running++;
-            runningByProvider.put(r.provider(), now + 1);
-            Thread.ofVirtual().name("aw-run-" + r.id).start(new RunProcess(this, r));
+            launchLocked(r);
         }
+    }
+
+    /** Starts a run that left the queue with a slot (called under the schedule lock). */
+    private void launchLocked(ActiveRun r) {
+        count(queuedByAccount, r.account(), -1);
+        count(runningByAccount, r.account(), 1);
+        running++;
+        runningByProvider.merge(r.provider(), 1, Integer::sum);
+        Thread.ofVirtual().name("aw-run-" + r.id).start(new RunProcess(this, r));
+    }
+
+    /**
+     * Shared store: tries, on a thread of its own, to give slots to this node's waiting runs (a slot was freed here
+     * or on another node). Calls that arrive while one is pending are folded into it.
+     */
+    private void admitSoon() {
+        if (!admission.shared() || !admitPending.compareAndSet(false, true)) {
+            return;
+        }
+        Thread.ofVirtual().name("aw-run-admit").start(() -> {
+            admitPending.set(false);
+            schedule.lock();
+            try {
+                if (!closed && !queue.isEmpty()) {
+                    scheduleLocked();
+                }
+            } catch (RuntimeException e) {
+                LOG.log(System.Logger.Level.WARNING, "could not start waiting runs; trying again at the next "
+                        + "heartbeat: " + e);
+            } finally {
+                schedule.unlock();
+            }
+        });
     }
 
     /** Called by a run's supervisor when its process tree is gone and its terminal status is appended. */
@@ -381,7 +452,8 @@ public final class RunEngine implements AutoCloseable {
             running--;
             runningByProvider.merge(run.provider(), -1, Integer::sum);
             count(runningByAccount, run.account(), -1);
-            if (!closed) {
+            // shared store: the slot is free once the run's terminal status is committed (ended), not before
+            if (!closed && !admission.shared()) {
                 scheduleLocked();
             }
         } finally {
@@ -936,6 +1008,13 @@ public final class RunEngine implements AutoCloseable {
     /** Called when a run's terminal status is committed: from now on readers use the store only. */
     void ended(ActiveRun run) {
         active.remove(run.id, run);
+        if (admission.shared()) {
+            Thread.ofVirtual().name("aw-run-slot-" + run.id).start(() -> {
+                if (admission.ended(run.id)) {
+                    admitSoon();
+                }
+            });
+        }
         if (!observers.isEmpty()) {
             Thread.ofVirtual().name("aw-run-ended-" + run.id).start(() -> find(run.id).ifPresent(info -> {
                 for (RunObserver o : observers) {

@@ -51,9 +51,16 @@ final class RunWakeups implements AutoCloseable {
     private Thread listener;
     /** Callbacks of {@code sig:} keys, run on the listening thread (they must return quickly). */
     private final Map<String, java.util.List<Runnable>> callbacks = new java.util.concurrent.ConcurrentHashMap<>();
+    /** Called when another node (or this one) says a run slot is free ({@link SharedAdmission#CHANNEL}). */
+    private volatile Runnable onSlotFreed = () -> { };
 
     RunWakeups(Store store) {
         this.store = store;
+    }
+
+    /** What to do on a {@link SharedAdmission#CHANNEL} notice, and after each (re)connection (notices were lost). */
+    void onSlotFreed(Runnable action) {
+        onSlotFreed = action;
     }
 
     /** Starts listening (PostgreSQL only). */
@@ -159,25 +166,37 @@ final class RunWakeups implements AutoCloseable {
             try (Connection c = store.dedicatedConnection(); Statement s = c.createStatement()) {
                 s.execute("LISTEN " + CHANNEL);
                 s.execute("LISTEN " + SIGNALS);
+                s.execute("LISTEN " + SharedAdmission.CHANNEL);
                 PGConnection pg = c.unwrap(PGConnection.class);
                 listening = true;
                 backoff = 200;
                 // notices sent while nobody listened are lost: every reader reads once more
                 wake(Set.of("*"));
+                onSlotFreed.run();
                 while (!closed) {
                     PGNotification[] got = pg.getNotifications(500);
                     if (got == null || got.length == 0) {
                         continue;
                     }
                     Set<String> ids = new java.util.HashSet<>();
+                    boolean slotFreed = false;
                     for (PGNotification n : got) {
+                        if (SharedAdmission.CHANNEL.equals(n.getName())) {
+                            slotFreed = true;
+                            continue;
+                        }
                         for (String id : n.getParameter().split(",")) {
                             if (!id.isEmpty()) {
                                 ids.add(id);
                             }
                         }
                     }
-                    wake(ids);
+                    if (!ids.isEmpty()) {
+                        wake(ids);
+                    }
+                    if (slotFreed) {
+                        onSlotFreed.run();
+                    }
                 }
             } catch (SQLException | RuntimeException e) {
                 listening = false;

@@ -113,15 +113,25 @@ public final class ChatEndpoint implements AutoCloseable {
         return slowConsumerCuts.get();
     }
 
+    /** The kind of the store's rows for {@code /ws} sockets (several nodes on one store). */
+    static final String KIND = "ws";
+
     /** The cap as the HTTP fallback checks it: 429 when the user already holds the maximum of sockets. */
     void checkCap(Principal p) {
         if (connections.getOrDefault(String.valueOf(p.user().id()), 0) >= limits.maxConnectionsPerUser()) {
             throw tooManyConnections();
         }
+        org.agentworkspace.core.runs.OpenStreams everyNode = gate.everyNode();
+        if (everyNode != null && everyNode.count(KIND, p.user().id()) >= limits.maxConnectionsPerUser()) {
+            throw tooManyConnections();
+        }
     }
 
-    /** Takes one of the user's connection slots or refuses the upgrade with 429. */
-    private void reserve(Principal p) {
+    /**
+     * Takes one of the user's connection slots or refuses the upgrade with 429; on a store shared by several nodes
+     * also one of its places over every node, whose id is returned (null on one node).
+     */
+    private String reserve(Principal p) {
         String user = String.valueOf(p.user().id());
         boolean[] ok = {false};
         connections.compute(user, (k, v) -> {
@@ -135,6 +145,22 @@ public final class ChatEndpoint implements AutoCloseable {
         if (!ok[0]) {
             throw tooManyConnections();
         }
+        org.agentworkspace.core.runs.OpenStreams everyNode = gate.everyNode();
+        if (everyNode == null) {
+            return null;
+        }
+        Optional<String> place;
+        try {
+            place = everyNode.open(KIND, p.user().id(), limits.maxConnectionsPerUser());
+        } catch (RuntimeException e) {
+            release(p);
+            throw e;
+        }
+        if (place.isEmpty()) {
+            release(p);
+            throw tooManyConnections();
+        }
+        return place.get();
     }
 
     private void release(Principal p) {
@@ -169,12 +195,14 @@ public final class ChatEndpoint implements AutoCloseable {
                 limits.maxMessagesPerSecond(), pump);
         private final Map<String, Subscription> subscriptions = new HashMap<>();
         private final AtomicBoolean counted = new AtomicBoolean();
+        /** This socket's place in the store's count over every node, or null. */
+        private volatile String place;
         private volatile Principal principal;
         private volatile org.agentworkspace.core.auth.AccountWatch.Watch watch;
 
         @Override
         public Optional<Headers> onHttpUpgrade(HttpPrologue prologue, Headers headers) throws WsUpgradeException {
-            principal = gate.admit(ACCESS, prologue, headers, ChatEndpoint.this::reserve);
+            principal = gate.admit(ACCESS, prologue, headers, p -> place = reserve(p));
             counted.set(true);
             return Optional.empty();
         }
@@ -685,6 +713,9 @@ public final class ChatEndpoint implements AutoCloseable {
             }
             if (counted.compareAndSet(true, false)) {
                 release(principal);
+                if (place != null) {
+                    gate.everyNode().close(place);
+                }
             }
         }
     }

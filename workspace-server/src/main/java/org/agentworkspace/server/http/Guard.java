@@ -71,12 +71,22 @@ public final class Guard {
      */
     public Guard(Authentication auth, SessionTokens tokens, ServerConfig config, Json json,
                  java.util.Map<String, java.util.Set<String>> bodyFields) {
+        this(auth, tokens, config, json, bodyFields, null);
+    }
+
+    /**
+     * As above, with the store's count of open streams over every node ({@code RunEngine.openStreams()}), so the
+     * per-account stream cap holds across the nodes of a shared store.
+     */
+    public Guard(Authentication auth, SessionTokens tokens, ServerConfig config, Json json,
+                 java.util.Map<String, java.util.Set<String>> bodyFields,
+                 org.agentworkspace.core.runs.OpenStreams everyNode) {
         this.auth = auth;
         this.tokens = tokens;
         this.config = config;
         this.json = json;
         this.bodyFields = java.util.Map.copyOf(bodyFields);
-        this.streams = new StreamLimiter(config.connections().maxStreamsPerAccount());
+        this.streams = new StreamLimiter(config.connections().maxStreamsPerAccount(), everyNode);
         this.journals = new JournalStream(auth, streams);
     }
 

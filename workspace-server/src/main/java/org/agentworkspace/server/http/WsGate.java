@@ -30,6 +30,14 @@ public final class WsGate {
         return guard.accountWatch();
     }
 
+    /**
+     * The store's count of open connections over every node when several nodes share the store, else null (one node:
+     * the socket caps count in memory alone).
+     */
+    public org.agentworkspace.core.runs.OpenStreams everyNode() {
+        return guard.streams().everyNode();
+    }
+
     public WsGate(Guard guard) {
         this.guard = guard;
     }

@@ -55,6 +55,8 @@ public final class ShellEndpoint implements AutoCloseable {
     private final ShellLimits limits;
     private final ObjectMapper json;
     private final Map<String, Integer> connections = new ConcurrentHashMap<>();
+    /** The kind of the store's rows for terminal connections (several nodes on one store). */
+    static final String KIND = "shell";
     private final AtomicLong slowConsumerCuts = new AtomicLong();
     private final ScheduledExecutorService timer;
 
@@ -106,6 +108,8 @@ public final class ShellEndpoint implements AutoCloseable {
         private volatile ShellSession shell;
         private volatile org.agentworkspace.core.auth.AccountWatch.Watch watch;
         private final java.util.concurrent.atomic.AtomicBoolean counted = new java.util.concurrent.atomic.AtomicBoolean();
+        /** This connection's place in the store's count over every node (several nodes on one store), or null. */
+        private volatile String place;
 
         @Override
         public Optional<Headers> onHttpUpgrade(HttpPrologue prologue, Headers headers) throws WsUpgradeException {
@@ -124,6 +128,23 @@ public final class ShellEndpoint implements AutoCloseable {
             if (n > limits.maxConnectionsPerUser()) {
                 fail(429, ShellErrorCodes.TOO_MANY_CONNECTIONS, "at most " + limits.maxConnectionsPerUser()
                         + " terminal connections per user", WsCloseCodes.TRY_AGAIN_LATER);
+                return;
+            }
+            // several nodes on one store: the user's terminal connections on every node count
+            org.agentworkspace.core.runs.OpenStreams everyNode = gate.everyNode();
+            if (everyNode != null) {
+                Optional<String> taken = everyNode.open(KIND, principal.user().id(), limits.maxConnectionsPerUser());
+                if (taken.isEmpty()) {
+                    fail(429, ShellErrorCodes.TOO_MANY_CONNECTIONS, "at most " + limits.maxConnectionsPerUser()
+                            + " terminal connections per user", WsCloseCodes.TRY_AGAIN_LATER);
+                    return;
+                }
+                place = taken.get();
+                if (!counted.get() && place != null) {
+                    // the socket ended meanwhile: end() found no place to give back
+                    everyNode.close(place);
+                    place = null;
+                }
             }
         }
 
@@ -367,6 +388,11 @@ public final class ShellEndpoint implements AutoCloseable {
             }
             if (counted.compareAndSet(true, false)) {
                 connections.computeIfPresent(userId(), (k, v) -> v <= 1 ? null : v - 1);
+                String p = place;
+                if (p != null) {
+                    place = null;
+                    gate.everyNode().close(p);
+                }
             }
         }
 
