@@ -355,7 +355,7 @@ class ThreeNodesIT {
             JsonNode done = awaitTask(task, Duration.ofSeconds(90),
                     x -> x.path("status").asText().matches("completed|failed"));
             List<JsonNode> taskRuns = taskRuns(b, task);
-            assertEquals(1, taskRuns.size(), "one run of " + task + ": " + taskRuns);
+            assertEquals(1, taskRuns.size(), "one run of " + task + ": " + brief(taskRuns));
             assertEquals(1, done.path("runCount").asInt(), done.toString());
             assertEquals("completed", done.path("status").asText(), done.toString());
             String node = executedOn(b, taskRuns.getFirst().path("id").asText());
@@ -399,7 +399,7 @@ class ThreeNodesIT {
             JsonNode done = awaitTask(t, Duration.ofSeconds(90),
                     x -> x.path("status").asText().matches("completed|failed"));
             List<JsonNode> taskRuns = taskRuns(a2, t);
-            assertEquals(1, taskRuns.size(), "one run of " + t + ": " + taskRuns);
+            assertEquals(1, taskRuns.size(), "one run of " + t + ": " + brief(taskRuns));
             assertEquals(1, done.path("runCount").asInt(), done.toString());
             assertEquals("completed", done.path("status").asText(), done.toString());
             assertFiredAt(taskRuns.getFirst(), dueAllAlive);
@@ -412,7 +412,7 @@ class ThreeNodesIT {
         JsonNode task = ok(call(a2, "GET", "/api/automation/tasks/" + intervalTask, null, auth()), 200);
         List<JsonNode> occurrences = new ArrayList<>(taskRuns(c, intervalTask));
         occurrences.sort((x, y) -> x.path("createdAt").asText().compareTo(y.path("createdAt").asText()));
-        assertEquals(task.path("runCount").asInt(), occurrences.size(), "runCount and the runs listed agree");
+        assertEquals(task.path("runCount").asInt(), occurrences.size(), "runCount and the runs listed agree: " + brief(occurrences));
         List<String> firedOn = new ArrayList<>();
         for (int k = 0; k < occurrences.size(); k++) {
             JsonNode r = occurrences.get(k);
@@ -445,7 +445,7 @@ class ThreeNodesIT {
                 on.add(n);
             }
         }
-        assertEquals(1, on.size(), "one node's digest in " + r);
+        assertEquals(1, on.size(), "one node's digest in the logs of " + runId + ": " + on);
         return on.getFirst();
     }
 
@@ -465,6 +465,12 @@ class ThreeNodesIT {
                     + "\"kind\":\"once\",\"at\":\"" + at + "\"}}", auth()), 201).path("id").asText());
         }
         return ids;
+    }
+
+    /** Runs as "id createdAt status" (a failure message without their whole logs). */
+    static List<String> brief(List<JsonNode> runs) {
+        return runs.stream().map(r -> r.path("id").asText() + " " + r.path("createdAt").asText() + " "
+                + r.path("status").asText()).toList();
     }
 
     List<JsonNode> taskRuns(Node n, String task) throws Exception {
