@@ -38,7 +38,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
  * <ol>
  * <li><b>runs started per second</b>: C concurrent clients, client i talking to node i mod K, each in a loop
  * POST /api/automation/run (a run printing 3 lines at once), then following the run's SSE stream on the same node
- * until {@code done}; R runs per client after a warm-up of 2 each. Reported: runs per second (started and completed
+ * until {@code done}; R runs per client after a warm-up of W each (default 2). Reported: runs per second (started and completed
  * within the wall time), the POST's latency (request to 202) and the run's latency (request to the {@code done}
  * frame), p50/p95/p99; every run must end {@code completed}.</li>
  * <li><b>event latency</b>: one run on node A printing L timestamped lines at P lines/s, followed over SSE on every
@@ -49,7 +49,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
  * The load average (/proc/loadavg) is printed at each phase: the build machine is shared.
  *
  * Usage (see run.sh): java -cp 'workspace-server/target/libs/*' bench/nodes/NodesBench.java JAR LIBS
- *     [topologies=1,3] [clients=8] [runsPerClient=25] [lines=1000] [rate=50]
+ *     [topologies=1,3] [clients=8] [runsPerClient=25] [lines=1000] [rate=50] [warmup=2]
  * The admin URL of PostgreSQL comes from AW_BENCH_PG_URL (default jdbc:postgresql://127.0.0.1:5432/postgres?user=postgres).
  */
 public class NodesBench {
@@ -75,16 +75,17 @@ public class NodesBench {
         int perClient = args.length > 4 ? Integer.parseInt(args[4]) : 25;
         int lines = args.length > 5 ? Integer.parseInt(args[5]) : 1000;
         int rate = args.length > 6 ? Integer.parseInt(args[6]) : 50;
+        int warmup = args.length > 7 ? Integer.parseInt(args[7]) : 2;
         Path emitter = Path.of("bench/nodes/bin/claude").toAbsolutePath();
         System.out.printf("machine: %d CPUs, load average at start %s%n", Runtime.getRuntime().availableProcessors(),
                 load());
         for (int k : topologies) {
-            topology(jar, libs, emitter, k, clients, perClient, lines, rate);
+            topology(jar, libs, emitter, k, clients, perClient, lines, rate, warmup);
         }
     }
 
-    static void topology(Path jar, Path libs, Path emitter, int k, int clients, int perClient, int lines, int rate)
-            throws Exception {
+    static void topology(Path jar, Path libs, Path emitter, int k, int clients, int perClient, int lines, int rate,
+                         int warmup) throws Exception {
         String db = "aw_bench_" + UUID.randomUUID().toString().replace("-", "").substring(0, 12).toLowerCase(Locale.ROOT);
         try (Connection c = DriverManager.getConnection(PG_ADMIN); Statement s = c.createStatement()) {
             s.execute("CREATE DATABASE " + db);
@@ -110,7 +111,7 @@ public class NodesBench {
 
             // (i) runs started per second
             String load0 = load();
-            runLoop(nodes, token, project, clients, 2);
+            runLoop(nodes, token, project, clients, warmup);
             long t = System.nanoTime();
             Stats s = runLoop(nodes, token, project, clients, perClient);
             double secs = (System.nanoTime() - t) / 1e9;
