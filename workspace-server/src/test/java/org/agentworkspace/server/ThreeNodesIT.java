@@ -77,6 +77,8 @@ class ThreeNodesIT {
 
     final HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(10)).build();
     final List<Node> started = new CopyOnWriteArrayList<>();
+    /** The runs this class started, whose processes it kills at the end should a failure leave some behind. */
+    final List<String> runIds = new CopyOnWriteArrayList<>();
     Path tmp;
     Path bin;
     String dbName;
@@ -175,6 +177,12 @@ class ThreeNodesIT {
                 }
             } catch (InterruptedException e) {
                 n.process.destroyForcibly();
+            }
+        }
+        // a failure before A came back leaves its runs' processes (their own session) running: not past this class
+        for (String run : runIds) {
+            for (long pid : processesOf(run)) {
+                ProcessHandle.of(pid).ifPresent(ProcessHandle::destroyForcibly);
             }
         }
         if (dbName != null) {
@@ -513,8 +521,10 @@ class ThreeNodesIT {
     }
 
     String startRun(Node n, String provider, String prompt) throws Exception {
-        return ok(call(n, "POST", "/api/automation/run", "{\"prompt\":\"" + prompt + "\",\"agentType\":\"" + provider
-                + "\",\"projectId\":\"" + project + "\"}", auth()), 202).path("id").asText();
+        String id = ok(call(n, "POST", "/api/automation/run", "{\"prompt\":\"" + prompt + "\",\"agentType\":\""
+                + provider + "\",\"projectId\":\"" + project + "\"}", auth()), 202).path("id").asText();
+        runIds.add(id);
+        return id;
     }
 
     /** What a client got from a run's SSE stream: "id name" per frame, the data, the live latencies. */
