@@ -29,7 +29,6 @@ import java.util.HexFormat;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Locale;
-import java.util.Map;
 import java.util.Set;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
@@ -107,12 +106,6 @@ class ThreeNodesIT {
             this.process = process;
             this.port = port;
             this.log = log;
-        }
-
-        String output() {
-            synchronized (log) {
-                return log.toString();
-            }
         }
 
         URI uri(String path) {
