@@ -154,6 +154,11 @@ public class NodesBench {
             try (Connection c = DriverManager.getConnection(PG_ADMIN); Statement s = c.createStatement()) {
                 s.execute("DROP DATABASE IF EXISTS " + db + " WITH (FORCE)");
             }
+            try (java.util.stream.Stream<Path> all = Files.walk(tmp)) {
+                for (Path p : all.sorted(java.util.Comparator.reverseOrder()).toList()) {
+                    Files.deleteIfExists(p);
+                }
+            }
         }
     }
 

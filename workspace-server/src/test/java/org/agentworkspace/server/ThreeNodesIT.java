@@ -185,6 +185,21 @@ class ThreeNodesIT {
                 System.err.println("could not drop test database " + dbName + ": " + e.getMessage());
             }
         }
+        deleteTree(tmp);
+    }
+
+    /** Deletes the class's folder (data folders, homes, fake CLIs) once its processes are gone. */
+    static void deleteTree(Path root) {
+        if (root == null || !Files.exists(root)) {
+            return;
+        }
+        try (java.util.stream.Stream<Path> all = Files.walk(root)) {
+            for (Path p : all.sorted(java.util.Comparator.reverseOrder()).toList()) {
+                Files.deleteIfExists(p);
+            }
+        } catch (IOException e) {
+            System.err.println("could not delete " + root + ": " + e);
+        }
     }
 
     // ------------------------------------------------------------------------------------------------------------
