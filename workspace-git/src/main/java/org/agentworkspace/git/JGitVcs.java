@@ -83,7 +83,6 @@ import org.eclipse.jgit.transport.URIish;
 import org.eclipse.jgit.treewalk.AbstractTreeIterator;
 import org.eclipse.jgit.treewalk.CanonicalTreeParser;
 import org.eclipse.jgit.treewalk.EmptyTreeIterator;
-import org.eclipse.jgit.treewalk.FileTreeIterator;
 import org.eclipse.jgit.treewalk.TreeWalk;
 import org.eclipse.jgit.treewalk.filter.AndTreeFilter;
 import org.eclipse.jgit.treewalk.filter.PathFilter;
@@ -197,7 +196,7 @@ final class JGitVcs implements Vcs {
                     newTree = new DirCacheIterator(index);
                 } else {
                     oldTree = new DirCacheIterator(index);
-                    newTree = new FileTreeIterator(repo);
+                    newTree = ListOnceFS.workingTree(repo);
                 }
                 List<DiffEntry> entries = formatter.scan(oldTree, newTree);
                 if (!request.staged()) {

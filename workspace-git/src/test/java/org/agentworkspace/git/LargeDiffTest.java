@@ -3,14 +3,22 @@ package org.agentworkspace.git;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 
+import java.io.File;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
 
 import org.agentworkspace.api.vcs.DiffRequest;
 import org.agentworkspace.api.vcs.DiffResult;
 import org.agentworkspace.api.vcs.Vcs;
 import org.agentworkspace.api.vcs.VcsOptions;
+import org.eclipse.jgit.lib.Repository;
+import org.eclipse.jgit.storage.file.FileRepositoryBuilder;
+import org.eclipse.jgit.treewalk.FileTreeIterator;
+import org.eclipse.jgit.treewalk.WorkingTreeIterator;
+import org.eclipse.jgit.util.FS_POSIX;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -44,7 +52,7 @@ class LargeDiffTest {
         }
         String expected = fx.git.out(repo, "diff", "--no-renames", "--no-color", "--no-ext-diff", "--abbrev=7");
         try (Vcs vcs = fx.open(repo, VcsOptions.defaults())) {
-            for (int round = 0; round < 1; round++) {
+            for (int round = 0; round < 3; round++) {
                 long t0 = System.nanoTime();
                 DiffResult d = vcs.diff(DiffRequest.wholeTree(false));
                 long ms = (System.nanoTime() - t0) / 1_000_000;
@@ -53,6 +61,44 @@ class LargeDiffTest {
                 assertFalse(d.truncated());
                 assertEquals(expected, d.diff());
             }
+        }
+    }
+
+    /**
+     * The working-tree diff lists each folder once per call, however many changed files it holds (JGit's own
+     * content source walks from the root again for every file: 1 + 30 listings of each folder here).
+     */
+    @Test
+    void aWorkingTreeDiffListsEachFolderOnce() throws Exception {
+        Fixture fx = new Fixture(tmp);
+        List<String> files = new ArrayList<>();
+        for (int i = 0; i < 90; i++) {
+            files.add("src/pkg" + (i / 30) + "/file" + i + ".txt");
+            files.add("line one of " + i + "\nline two\n");
+        }
+        Path repo = fx.repo("listed", files.toArray(String[]::new));
+        for (int i = 0; i < 90; i++) {
+            Fixture.write(repo, "src/pkg" + (i / 30) + "/file" + i + ".txt", "line one of " + i + "\nchanged\n");
+        }
+        String expected = fx.git.out(repo, "diff", "--no-renames", "--no-color", "--no-ext-diff", "--abbrev=7");
+        CountingFS fs = new CountingFS();
+        Repository repository = new FileRepositoryBuilder().setFS(fs).setWorkTree(repo.toFile())
+                .setGitDir(repo.resolve(".git").toFile()).setMustExist(true).build();
+        try (Vcs vcs = new JGitVcs(repository, VcsOptions.defaults())) {
+            assertEquals(expected, vcs.diff(DiffRequest.wholeTree(false)).diff());
+        }
+        assertEquals(5, fs.listings.size(), () -> "folders listed: " + fs.listings);
+        fs.listings.forEach((folder, count) -> assertEquals(1, count, () -> "listings of " + folder));
+    }
+
+    /** Counts JGit's folder listings (the repository's file system; the diff starts no process). */
+    private static final class CountingFS extends FS_POSIX {
+        final Map<String, Integer> listings = new TreeMap<>();
+
+        @Override
+        public WorkingTreeIterator.Entry[] list(File directory, FileTreeIterator.FileModeStrategy strategy) {
+            listings.merge(directory.getPath(), 1, Integer::sum);
+            return super.list(directory, strategy);
         }
     }
 }
