@@ -91,14 +91,45 @@ class LargeDiffTest {
         fs.listings.forEach((folder, count) -> assertEquals(1, count, () -> "listings of " + folder));
     }
 
+    /**
+     * A file that gets shorter while the diff runs (after its folder was listed, before it is read: an agent
+     * writing) does not fail the call: the diff is made again and shows the file as it is then.
+     */
+    @Test
+    void aFileShortenedDuringTheDiffIsDiffedAgain() throws Exception {
+        Fixture fx = new Fixture(tmp);
+        Path repo = fx.repo("shrinking", "src/a.txt", "one\ntwo\n", "src/b.txt", "b\n");
+        Fixture.write(repo, "src/a.txt", "one\ntwo\nthree, a long line added by the agent\n");
+        Fixture.write(repo, "src/b.txt", "b changed\n");
+        CountingFS fs = new CountingFS();
+        Path src = repo.resolve("src");
+        fs.afterFirstListing = folder -> {
+            if (folder.equals(src.toFile())) {
+                Fixture.write(repo, "src/a.txt", "one\nTWO\n"); // shorter than the listing says
+            }
+        };
+        Repository repository = new FileRepositoryBuilder().setFS(fs).setWorkTree(repo.toFile())
+                .setGitDir(repo.resolve(".git").toFile()).setMustExist(true).build();
+        try (Vcs vcs = new JGitVcs(repository, VcsOptions.defaults())) {
+            String diff = vcs.diff(DiffRequest.wholeTree(false)).diff();
+            assertEquals(fx.git.out(repo, "diff", "--no-renames", "--no-color", "--no-ext-diff", "--abbrev=7"), diff);
+        }
+        assertEquals(2, fs.listings.get(src.toString()), "listed again for the second attempt");
+    }
+
     /** Counts JGit's folder listings (the repository's file system; the diff starts no process). */
     private static final class CountingFS extends FS_POSIX {
         final Map<String, Integer> listings = new TreeMap<>();
+        java.util.function.Consumer<File> afterFirstListing = folder -> { };
 
         @Override
         public WorkingTreeIterator.Entry[] list(File directory, FileTreeIterator.FileModeStrategy strategy) {
-            listings.merge(directory.getPath(), 1, Integer::sum);
-            return super.list(directory, strategy);
+            int n = listings.merge(directory.getPath(), 1, Integer::sum);
+            WorkingTreeIterator.Entry[] entries = super.list(directory, strategy);
+            if (n == 1) {
+                afterFirstListing.accept(directory);
+            }
+            return entries;
         }
     }
 }
