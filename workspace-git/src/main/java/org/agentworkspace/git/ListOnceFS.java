@@ -3,8 +3,8 @@ package org.agentworkspace.git;
 import java.io.File;
 import java.util.Arrays;
 import java.util.Comparator;
-import java.util.HashMap;
-import java.util.Map;
+import java.util.Iterator;
+import java.util.LinkedHashMap;
 
 import org.eclipse.jgit.lib.FileMode;
 import org.eclipse.jgit.lib.Repository;
@@ -29,21 +29,36 @@ import org.eclipse.jgit.util.FS;
  * contents are still read when the diff is written), which is what the diff is about.
  */
 final class ListOnceFS extends NoExecFS {
+    /**
+     * At most this many entries are kept (about 20 MB): a huge tree's listings are not all held at once. The least
+     * recently used folders go first; the file reads come in the scan's order, folder by folder, so a folder let go
+     * is listed once more, not once per file (unless one folder alone holds more entries than this: then its files
+     * are read as JGit does, listing it for each).
+     */
+    static final int MAX_KEPT_ENTRIES = 100_000;
+
     private final FS lister;
-    private final Map<File, WorkingTreeIterator.Entry[]> listings = new HashMap<>();
+    private final int maxKept;
+    private final LinkedHashMap<File, WorkingTreeIterator.Entry[]> listings = new LinkedHashMap<>(64, 0.75f, true);
+    private int kept;
     private FileModeStrategy strategy;
 
-    private ListOnceFS(FS lister) {
+    private ListOnceFS(FS lister, int maxKept) {
         super(lister);
         this.lister = lister;
+        this.maxKept = maxKept;
     }
 
     /** A working-tree iterator of {@code repo} (as {@code new FileTreeIterator(repo)} makes) that lists each folder once. */
     static FileTreeIterator workingTree(Repository repo) {
+        return workingTree(repo, MAX_KEPT_ENTRIES);
+    }
+
+    static FileTreeIterator workingTree(Repository repo, int maxKept) {
         WorkingTreeOptions options = repo.getConfig().get(WorkingTreeOptions.KEY);
         FileModeStrategy strategy = options.isDirNoGitLinks() ? FileTreeIterator.NoGitlinksStrategy.INSTANCE
                 : FileTreeIterator.DefaultFileModeStrategy.INSTANCE;
-        return new Root(repo, new ListOnceFS(repo.getFS()), options, strategy);
+        return new Root(repo, new ListOnceFS(repo.getFS(), maxKept), options, strategy);
     }
 
     @Override
@@ -53,7 +68,18 @@ final class ListOnceFS extends NoExecFS {
         } else if (strategy != fileModeStrategy) {
             return lister.list(directory, fileModeStrategy); // not this class's use; never cached
         }
-        return listings.computeIfAbsent(directory, d -> sorted(lister.list(d, fileModeStrategy))).clone();
+        WorkingTreeIterator.Entry[] entries = listings.get(directory);
+        if (entries == null) {
+            entries = sorted(lister.list(directory, fileModeStrategy));
+            listings.put(directory, entries);
+            kept += entries.length;
+            Iterator<WorkingTreeIterator.Entry[]> oldest = listings.values().iterator();
+            while (kept > maxKept && listings.size() > 1) {
+                kept -= oldest.next().length;
+                oldest.remove();
+            }
+        }
+        return entries.clone();
     }
 
     /**
@@ -72,7 +98,7 @@ final class ListOnceFS extends NoExecFS {
 
     @Override
     public FS newInstance() {
-        return new ListOnceFS(lister);
+        return new ListOnceFS(lister, maxKept);
     }
 
     /** The root iterator: the public constructor with our file system, then the repository as JGit's own sets it. */

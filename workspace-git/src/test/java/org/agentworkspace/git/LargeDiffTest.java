@@ -2,6 +2,7 @@ package org.agentworkspace.git;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.io.File;
 import java.nio.file.Path;
@@ -89,6 +90,43 @@ class LargeDiffTest {
         }
         assertEquals(5, fs.listings.size(), () -> "folders listed: " + fs.listings);
         fs.listings.forEach((folder, count) -> assertEquals(1, count, () -> "listings of " + folder));
+    }
+
+    /**
+     * The listings kept are bounded (a huge tree's are not all held): with room for about one folder, a folder let
+     * go is listed once more when its files are read, never once per file.
+     */
+    @Test
+    void keptListingsAreBoundedAndAFolderLetGoIsListedOnceMore() throws Exception {
+        Fixture fx = new Fixture(tmp);
+        List<String> files = new ArrayList<>();
+        for (int i = 0; i < 90; i++) {
+            files.add("src/pkg" + (i / 30) + "/file" + i + ".txt");
+            files.add("line one of " + i + "\n");
+        }
+        Path repo = fx.repo("bounded", files.toArray(String[]::new));
+        for (int i = 0; i < 90; i++) {
+            Fixture.write(repo, "src/pkg" + (i / 30) + "/file" + i + ".txt", "changed " + i + "\n");
+        }
+        String expected = fx.git.out(repo, "diff", "--no-renames", "--no-color", "--no-ext-diff", "--abbrev=7");
+        CountingFS fs = new CountingFS();
+        Repository repository = new FileRepositoryBuilder().setFS(fs).setWorkTree(repo.toFile())
+                .setGitDir(repo.resolve(".git").toFile()).setMustExist(true).build();
+        try (repository; org.eclipse.jgit.diff.DiffFormatter f = new org.eclipse.jgit.diff.DiffFormatter(
+                java.io.OutputStream.nullOutputStream())) {
+            f.setRepository(repository);
+            // src (3 entries) + one package (30) fit in 40; a second package does not
+            var entries = f.scan(new org.eclipse.jgit.dircache.DirCacheIterator(repository.readDirCache()),
+                    ListOnceFS.workingTree(repository, 40));
+            assertEquals(90, entries.size());
+            f.format(entries);
+        }
+        // (the root's listing belongs to the root iterator, which JGit resets rather than lists again)
+        assertEquals(2, fs.listings.get(repo.resolve("src").toString()), () -> "src let go and listed again: " + fs.listings);
+        fs.listings.forEach((folder, count) -> assertTrue(count <= 2, () -> folder + " listed " + count + " times"));
+        try (Vcs vcs = fx.open(repo)) {
+            assertEquals(expected, vcs.diff(DiffRequest.wholeTree(false)).diff());
+        }
     }
 
     /**
