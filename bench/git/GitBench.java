@@ -71,6 +71,10 @@ public class GitBench {
                 diff = vcs.diff(DiffRequest.wholeTree(false));
             }
             String gitDiffText = git(base, repo, gitDiff);
+            if (!diff.diff().equals(gitDiffText)) {
+                Files.writeString(base.getParent().resolve("aw-git-bench-ours.diff"), diff.diff());
+                Files.writeString(base.getParent().resolve("aw-git-bench-git.diff"), gitDiffText);
+            }
             if (status.modified().size() != modified || !diff.diff().equals(gitDiffText) || diff.truncated()) {
                 throw new IllegalStateException("outputs differ from git: modified=" + status.modified().size()
                         + " diffEqual=" + diff.diff().equals(gitDiffText));

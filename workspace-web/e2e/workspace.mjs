@@ -208,6 +208,35 @@ try {
   check(/^Push: /.test(pushErr) && pushErr.length > 12, `push error shown in words (${pushErr})`);
   await shot(page, 'desktop-04-git-committed');
 
+  log('files the agent changed in this chat session are marked; a file the user edited is not');
+  // the user edits README.md in the editor; then the fake claude (AW_FAKE_WRITE_FILE=hello.txt, AW_FAKE_REAL_CWD=1
+  // from the IT) writes hello.txt in the project and its stream holds the Write of it
+  check(await panelButton(page, 'Files').getAttribute('aria-pressed') === 'true', 'the files panel is still open');
+  await files(page).getByRole('button', { name: 'README.md', exact: true }).click();
+  await files(page).locator('.editor-host[data-ready="true"] .cm-content').waitFor();
+  await typeAtEnd(page, 'edited by the user');
+  await page.keyboard.press('Control+s');
+  await files(page).getByText(/^Saved /).waitFor();
+  await files(page).getByRole('button', { name: 'Close the file' }).click();
+  const chat = page.getByRole('region', { name: 'Chat' });
+  await chat.getByLabel('Message', { exact: true }).fill('Create the file [[mock:tool:write_file path=hello.txt content=hello-from-mock]]');
+  await chat.getByRole('button', { name: 'Send' }).click();
+  await chat.locator('[data-tool="Write"]').first().waitFor({ timeout: 30000 });
+  await chat.getByText('Turn finished').first().waitFor({ timeout: 30000 });
+  check(/^written by the fake claude CLI/.test(await readFile(page, projectName, 'hello.txt')), 'the agent wrote hello.txt');
+  const treeMark = (p) => files(page).locator(`button.tree-item[title="${p}"] .agent-chg`);
+  await treeMark('hello.txt').waitFor();
+  check(await treeMark('README.md').count() === 0, 'README.md (edited by the user) has no agent mark');
+  await files(page).locator('button.tree-item[title="README.md"] .chg').waitFor(); // ... though git sees it changed
+  const gitMark = (list, p) => git(page).getByRole('list', { name: list }).locator('li.git-file', { has: page.getByRole('button', { name: p, exact: true }) }).locator('.agent-chg');
+  await gitMark('Untracked', 'hello.txt').waitFor();
+  check(await gitMark('Modified', 'README.md').count() === 0, 'README.md has no agent mark in the git panel');
+  await shot(page, 'desktop-045-agent-changed');
+  // the marks belong to the chat session shown: a new chat has none
+  await page.getByRole('button', { name: /^New chat in / }).first().click();
+  await treeMark('hello.txt').waitFor({ state: 'detached' });
+  await files(page).locator('button.tree-item[title="hello.txt"] .chg').waitFor(); // git still sees the new file
+
   log('terminal');
   await panelButton(page, 'Terminal').click();
   await terminalFlow(page, 'desktop-05', 'desk');

@@ -7,13 +7,24 @@ import { chatSocket, type SocketState } from './socket';
 import { projects, useProjects } from './store';
 import { claimChat, type ChatHooks } from './livechat';
 import { formatUsage, historyItems, type Item, type PermissionRequest } from './thread';
-import { ToolView } from './tools';
+import { agentChangedPaths, ToolView } from './tools';
+import { setAgentChanged } from './workspace/agentchanged';
+import { projectRelative } from './workspace/openfile';
 import { PROVIDERS } from './ui';
 import { VirtualList } from './vlist';
 
 const PAGE = 200;
 /** The first page is smaller, so a session opens fast; older pages are larger. */
 const FIRST_PAGE = 60;
+
+/** A tool call's changed paths, worked out once per item (a patch's text is not searched again every frame). */
+const changedPaths = new WeakMap<Item, string[]>();
+function changedPathsOf(it: Item): string[] {
+  // a running call's item is replaced when its result arrives, so a cached answer never goes stale
+  let paths = changedPaths.get(it);
+  if (!paths) changedPaths.set(it, (paths = agentChangedPaths(it)));
+  return paths;
+}
 
 interface Props { project: string; sessionId?: string; provider?: string; messageId?: string }
 
@@ -148,6 +159,21 @@ export function Conversation({ project, sessionId, provider: routeProvider, mess
     const h = since === Infinity ? history : history.filter((it) => it.kind === 'user' || !it.timestamp || Date.parse(it.timestamp) < since - 1000);
     return [...h, ...L.items];
   }, [history, chat.version]);
+
+  // the files this session's agent changed, for the file tree and the git panel to mark (workspace/agentchanged.ts)
+  const root = meta?.fullPath;
+  useEffect(() => {
+    const paths = new Set<string>();
+    for (const it of items) {
+      if (it.kind !== 'tool') continue;
+      for (const p of changedPathsOf(it)) {
+        const rel = projectRelative(p, root);
+        if (rel) paths.add(rel);
+      }
+    }
+    setAgentChanged(project, paths);
+  }, [items, root]);
+  useEffect(() => () => setAgentChanged(project, new Set()), [project]);
 
   const permissions = [...chat.live.permissions.values()].filter((p) => chat.mine.has(p.runId));
   const running = chat.running();

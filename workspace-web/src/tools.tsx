@@ -21,6 +21,29 @@ export function toolKind(name: string): Kind {
   return 'other';
 }
 
+/**
+ * The files a tool call changed, as the call names them (absolute or relative): an edit's or write's path, the files
+ * of an apply_patch text (`*** Add File: x`, `*** Update File: x`, `*** Delete File: x`, `*** Move to: y`), and the
+ * `changes[].path` of codex's file_change. Nothing for a failed call; a call still running counts (it is writing).
+ * Only what the calls say: a shell command that writes files is not seen.
+ */
+export function agentChangedPaths(item: Item): string[] {
+  if (item.kind !== 'tool' || item.isError) return [];
+  const o = obj(item.input);
+  const out: string[] = [];
+  if (Array.isArray(o.changes)) {
+    for (const c of o.changes) if (c && typeof c.path === 'string' && c.path) out.push(c.path);
+  }
+  const kind = toolKind(item.toolName ?? '');
+  if (kind === 'edit' || kind === 'write') {
+    const path = pick(o, 'file_path', 'path', 'filePath');
+    if (path && !path.includes('\n')) out.push(path);
+    const patch = typeof item.input === 'string' ? item.input : pick(o, 'patch', 'input');
+    for (const m of patch.matchAll(/^\*\*\* (?:Add File|Update File|Delete File|Move to): (.+)$/gm)) out.push(m[1].trim());
+  }
+  return out;
+}
+
 function obj(input: unknown): Record<string, any> {
   return input && typeof input === 'object' ? (input as Record<string, any>) : {};
 }

@@ -1,12 +1,16 @@
 // The diff viewer: one foldable block per file, unified or side by side. Files over a threshold (gitdiff.ts) show
-// "Load anyway" instead of their lines, and the blocks are drawn a batch per frame, so a change set of thousands of
-// files never blocks the page for long.
+// "Load anyway" instead of their lines, and the blocks are drawn a group per frame while the end of the list is near
+// the view, so a change set of thousands of files never blocks the page for long and draws only what is looked at.
+// The groups are memo'd: a frame draws its new group and leaves the ones drawn before alone (reconciling every
+// block drawn so far made each frame slower than the last).
 import { memo } from 'preact/compat';
-import { useEffect, useState } from 'preact/hooks';
+import { useEffect, useMemo, useRef, useState } from 'preact/hooks';
 import { DiffParser, diffLines, isLarge, parseDiff, sideBySide, type DiffFile, type DiffRow } from './gitdiff';
 import './diffview.css';
 
-const BATCH = 25;
+/** Files per group: small while the blocks are unfolded (each draws its table), larger for the folded ones. */
+const OPEN_GROUP = 20;
+const FOLDED_GROUP = 100;
 /** A diff up to this many characters is read at once; a bigger one in slices of SLICE_MS between frames. */
 const SYNC_CHARS = 64 * 1024;
 const SLICE_MS = 8;
@@ -42,15 +46,51 @@ function useParsedDiff(text: string): DiffFile[] | null {
 /** In a change set of more files than this, the files after the first OPEN_FIRST start folded (one line each). */
 const OPEN_FIRST = 100;
 
+/** The element that scrolls `el` (the intersection observer's root), or null for the page. */
+function scrollParent(el: HTMLElement): HTMLElement | null {
+  for (let p = el.parentElement; p; p = p.parentElement) {
+    const o = getComputedStyle(p).overflowY;
+    if (o === 'auto' || o === 'scroll') return p;
+  }
+  return null;
+}
+
+/** The files in groups: OPEN_GROUP at a time up to OPEN_FIRST, then FOLDED_GROUP at a time. */
+export function groupFiles(files: DiffFile[]): DiffFile[][] {
+  const groups: DiffFile[][] = [];
+  for (let i = 0; i < files.length;) {
+    const n = i < OPEN_FIRST ? Math.min(OPEN_GROUP, OPEN_FIRST - i) : FOLDED_GROUP;
+    groups.push(files.slice(i, i + n));
+    i += n;
+  }
+  return groups;
+}
+
 export function DiffView({ text, truncated, mode }: { text: string; truncated?: boolean; mode: 'unified' | 'split' }) {
   const files = useParsedDiff(text);
-  const [count, setCount] = useState(BATCH);
-  useEffect(() => setCount(BATCH), [files]);
+  const groups = useMemo(() => (files ? groupFiles(files) : []), [files]);
+  // a big diff's first group is drawn in the frame after it was read, not in the task that read its last slice
+  const first = text.length <= SYNC_CHARS ? 1 : 0;
+  const [shown, setShown] = useState(first);
+  useEffect(() => setShown(first), [files]);
+  // groups are drawn while the end of the list is within a screen or two of the view: a change set of thousands of
+  // files draws what is looked at, a group a frame, not all of it at once
+  const sentinel = useRef<HTMLParagraphElement>(null);
+  const [near, setNear] = useState(true);
   useEffect(() => {
-    if (!files || count >= files.length) return;
-    const id = requestAnimationFrame(() => setCount((c) => c + BATCH));
+    const el = sentinel.current;
+    if (!el || typeof IntersectionObserver === 'undefined') return;
+    const io = new IntersectionObserver((entries) => setNear(entries[entries.length - 1].isIntersecting), { root: scrollParent(el), rootMargin: '1200px 0px' });
+    io.observe(el);
+    return () => io.disconnect();
+  }, [groups, shown < groups.length]);
+  useEffect(() => {
+    if (shown >= groups.length || !near) return;
+    const id = requestAnimationFrame(() => setShown((c) => c + 1));
     return () => cancelAnimationFrame(id);
-  }, [count, files]);
+  }, [shown, groups, near]);
+  let count = 0;
+  for (let g = 0; g < shown && g < groups.length; g++) count += groups[g].length;
   if (!files) return <p class="muted pad-s" role="status">Reading the diff ({Math.round(text.length / 1024).toLocaleString()} KB)…</p>;
   if (files.length === 0) return <p class="muted pad-s">No changes.</p>;
   const adds = files.reduce((a, f) => a + f.additions, 0);
@@ -62,11 +102,15 @@ export function DiffView({ text, truncated, mode }: { text: string; truncated?: 
         {truncated && <strong> — the diff was cut at the server's 1 MiB limit</strong>}
       </p>
       {files.length > OPEN_FIRST && <p class="small muted pad-s">The first {OPEN_FIRST} files are unfolded; open the others one by one.</p>}
-      {files.slice(0, count).map((f, i) => <FileBlock key={f.path + f.header[0]} file={f} mode={mode} initiallyOpen={i < OPEN_FIRST} />)}
-      {count < files.length && <p class="muted pad-s">Loading {files.length - count} more files…</p>}
+      {groups.slice(0, shown).map((g, gi) => <Group key={gi} files={g} open={gi * OPEN_GROUP < OPEN_FIRST} mode={mode} />)}
+      {count < files.length && <p class="muted pad-s" ref={sentinel}>Loading {files.length - count} more files…</p>}
     </div>
   );
 }
+
+const Group = memo(function Group({ files, open, mode }: { files: DiffFile[]; open: boolean; mode: 'unified' | 'split' }) {
+  return <>{files.map((f) => <FileBlock key={f.path + f.header[0]} file={f} mode={mode} initiallyOpen={open} />)}</>;
+});
 
 const FileBlock = memo(function FileBlock({ file, mode, initiallyOpen }: { file: DiffFile; mode: 'unified' | 'split'; initiallyOpen: boolean }) {
   const [open, setOpen] = useState(initiallyOpen);

@@ -4,6 +4,7 @@ import { useEffect, useRef, useState } from 'preact/hooks';
 import { api, ApiError, enc } from '../api';
 import { Modal, PromptDialog } from '../ui';
 import type { EditorView } from '@codemirror/view';
+import { holdsAny, useAgentChanged } from './agentchanged';
 
 export interface FileEntry { name: string; path: string; type: 'file' | 'directory'; size: number | null }
 interface FileContent { path?: string; content: string; encoding: 'utf-8' | 'base64'; size?: number }
@@ -37,6 +38,7 @@ export default function FilesPanel({ project, openRequest }: { project: string; 
   const [dialog, setDialog] = useState<null | 'file' | 'directory' | 'rename' | 'delete'>(null);
   const [error, setError] = useState('');
   const base = `/api/projects/${enc(project)}`;
+  const byAgent = useAgentChanged(project);
 
   async function loadDir(path: string) {
     try {
@@ -70,6 +72,18 @@ export default function FilesPanel({ project, openRequest }: { project: string; 
     window.addEventListener('aw-files-changed', on);
     return () => window.removeEventListener('aw-files-changed', on);
   }, [project]);
+
+  // a file the agent just wrote may be new: its folder is listed again (when shown), and git's marks read again
+  const seenByAgent = useRef<ReadonlySet<string>>(new Set());
+  useEffect(() => {
+    const fresh = [...byAgent].filter((p) => !seenByAgent.current.has(p));
+    seenByAgent.current = byAgent;
+    if (fresh.length === 0) return;
+    new Set(fresh.map(parentOf)).forEach((dir) => {
+      if (dirs.has(dir) && expanded.has(dir)) loadDir(dir);
+    });
+    loadChanged();
+  }, [byAgent]);
 
   useEffect(() => {
     if (!openRequest) return;
@@ -120,6 +134,9 @@ export default function FilesPanel({ project, openRequest }: { project: string; 
               >
                 <span aria-hidden="true">{isDir ? (open ? '▾' : '▸') : ' '}</span>
                 <span class="name">{e.name}</span>
+                {(isDir ? holdsAny(e.path, byAgent) : byAgent.has(e.path)) && (
+                  <span class="agent-chg" title={isDir ? 'Holds files the agent changed in this chat session' : 'Changed by the agent in this chat session'} aria-label="changed by the agent">✦</span>
+                )}
                 {!isDir && changed.has(e.path) && <span class="chg" title="Changed (git status)" aria-label="changed">●</span>}
               </button>
               {isDir && open && renderDir(e.path, depth + 1)}

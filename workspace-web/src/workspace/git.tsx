@@ -6,6 +6,7 @@ import { useEffect, useMemo, useRef, useState } from 'preact/hooks';
 import { api, enc } from '../api';
 import { describe } from './files';
 import { DiffView } from './diffview';
+import { useAgentChanged } from './agentchanged';
 
 interface GitStatus { branch: string; ahead: number; behind: number; modified: string[]; added: string[]; deleted: string[]; untracked: string[]; staged: string[] }
 interface Branches { current: string; local: string[]; remote: string[] }
@@ -28,6 +29,7 @@ export default function GitPanel({ project, visible }: { project: string; visibl
   const [mode, setMode] = useState<'unified' | 'split'>('unified');
   const [log, setLog] = useState<GitLog | null>(null);
   const [target, setTarget] = useState('');
+  const byAgent = useAgentChanged(project);
 
   async function load() {
     try {
@@ -48,6 +50,13 @@ export default function GitPanel({ project, visible }: { project: string; visibl
   useEffect(() => {
     if (visible) load();
   }, [project, visible]);
+  // the agent changed files: the status is read again (when shown)
+  const agentSeen = useRef(byAgent);
+  useEffect(() => {
+    const grew = [...byAgent].some((p) => !agentSeen.current.has(p));
+    agentSeen.current = byAgent;
+    if (grew && visible) load();
+  }, [byAgent]);
   useEffect(() => {
     const on = () => load();
     window.addEventListener('aw-git-changed', on);
@@ -156,7 +165,7 @@ export default function GitPanel({ project, visible }: { project: string; visibl
           </div>
         )}
         {clean && <p class="muted pad-s">Nothing to commit: the working tree is clean.</p>}
-        {status && <StatusLists status={status} act={act} />}
+        {status && <StatusLists status={status} act={act} byAgent={byAgent} />}
         {status && changes.some(([, l]) => l.length > 0) && (
           <div class="row pad-s"><button class="small" onClick={() => showDiff(null, false)}>All changes</button><button class="small" onClick={() => stage(undefined)}>Stage all</button></div>
         )}
@@ -205,7 +214,12 @@ function groups(status: GitStatus | null) {
   return status ? GROUPS.map(([k, title]) => [title, (status[k] as string[]).filter((p) => !staged.has(p))] as const) : [];
 }
 
-const StatusLists = memo(function StatusLists({ status, act }: { status: GitStatus; act: Actions }) {
+/** The mark of a file the agent changed in the chat session shown now (agentchanged.ts). */
+function AgentMark({ path, byAgent }: { path: string; byAgent: ReadonlySet<string> }) {
+  return byAgent.has(path) ? <span class="agent-chg" title="Changed by the agent in this chat session" aria-label="changed by the agent">✦</span> : null;
+}
+
+const StatusLists = memo(function StatusLists({ status, act, byAgent }: { status: GitStatus; act: Actions; byAgent: ReadonlySet<string> }) {
   const changes = useMemo(() => groups(status), [status]);
   return (
     <>
@@ -216,6 +230,7 @@ const StatusLists = memo(function StatusLists({ status, act }: { status: GitStat
               {status.staged.map((p) => (
                 <li key={p} class="git-file">
                   <button class="path" title={`Staged diff of ${p}`} onClick={() => act.diff(p, true)}>{p}</button>
+                  <AgentMark path={p} byAgent={byAgent} />
                   <button class="small" aria-label={`Unstage ${p}`} onClick={() => act.stage([p], true)}>Unstage</button>
                 </li>
               ))}
@@ -230,6 +245,7 @@ const StatusLists = memo(function StatusLists({ status, act }: { status: GitStat
               {list.map((p) => (
                 <li key={p} class="git-file">
                   <button class="path" title={`Diff of ${p}`} onClick={() => act.diff(p, false)}>{p}</button>
+                  <AgentMark path={p} byAgent={byAgent} />
                   <button class="small" aria-label={`Stage ${p}`} onClick={() => act.stage([p])}>Stage</button>
                 </li>
               ))}

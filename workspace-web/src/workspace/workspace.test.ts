@@ -1,6 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import { activate, defaultLayout, loadLayout, MIN_SIZE, parseLayout, resize, saveLayout, toggle } from './layout';
 import { isLarge, parseDiff, sideBySide } from './gitdiff';
+import { agentChangedPaths } from '../tools';
+import { groupFiles } from './diffview';
+import type { Item } from '../thread';
+import { agentChanged, holdsAny, setAgentChanged } from './agentchanged';
 
 const sum = (a: number[]) => a.reduce((x, y) => x + y, 0);
 
@@ -117,5 +121,51 @@ describe('git diff parsing', () => {
 
   it('empty input is no files', () => {
     expect(parseDiff('')).toEqual([]);
+  });
+});
+
+describe('files the agent changed (tools.tsx agentChangedPaths, agentchanged.ts)', () => {
+  const tool = (toolName: string, input: unknown, extra: Partial<Item> = {}): Item => ({ key: toolName, kind: 'tool', text: '', toolName, input, output: 'ok', ...extra });
+
+  it('reads the path of an edit or a write, whatever the provider calls its field', () => {
+    expect(agentChangedPaths(tool('Write', { file_path: '/p/hello.txt', content: 'x' }))).toEqual(['/p/hello.txt']);
+    expect(agentChangedPaths(tool('write_file', { file_path: 'src/a.ts', content: 'x' }))).toEqual(['src/a.ts']);
+    expect(agentChangedPaths(tool('edit', { filePath: '/p/b.ts', oldString: 'a', newString: 'b' }))).toEqual(['/p/b.ts']);
+    expect(agentChangedPaths(tool('MultiEdit', { file_path: '/p/c.ts', edits: [] }))).toEqual(['/p/c.ts']);
+  });
+
+  it("reads apply_patch's files and codex's file_change", () => {
+    const patch = '*** Begin Patch\n*** Update File: src/x.ts\n@@\n-a\n+b\n*** Add File: src/new.ts\n+x\n*** Delete File: old.ts\n*** End Patch\n';
+    expect(agentChangedPaths(tool('apply_patch', { input: patch }))).toEqual(['src/x.ts', 'src/new.ts', 'old.ts']);
+    expect(agentChangedPaths(tool('file_change', { changes: [{ path: '/p/hello.txt', kind: 'add' }, { path: '/p/b.txt', kind: 'update' }] })))
+      .toEqual(['/p/hello.txt', '/p/b.txt']);
+  });
+
+  it('does not count reads, shell commands, failed calls or other items', () => {
+    expect(agentChangedPaths(tool('Read', { file_path: '/p/hello.txt' }))).toEqual([]);
+    expect(agentChangedPaths(tool('Bash', { command: 'echo hi > /p/a.txt' }))).toEqual([]);
+    expect(agentChangedPaths(tool('Write', { file_path: '/p/hello.txt' }, { isError: true }))).toEqual([]);
+    expect(agentChangedPaths({ key: 'u', kind: 'user', text: 'Write file_path=/p/a.txt' })).toEqual([]);
+  });
+
+  it('keeps one set per project and marks the folders that hold a path', () => {
+    setAgentChanged('p1', new Set(['src/a.ts', 'hello.txt']));
+    expect([...agentChanged('p1')]).toEqual(['src/a.ts', 'hello.txt']);
+    expect(agentChanged('p2').size).toBe(0);
+    expect(holdsAny('src', agentChanged('p1'))).toBe(true);
+    expect(holdsAny('sr', agentChanged('p1'))).toBe(false);
+    setAgentChanged('p1', new Set());
+    expect(agentChanged('p1').size).toBe(0);
+  });
+});
+
+describe('the diff view draws a change set in groups (diffview.tsx)', () => {
+  it('20 files a group while unfolded (the first 100), then 100 a group', () => {
+    const text = Array.from({ length: 2000 }, (_, i) => `diff --git a/f${i} b/f${i}\n--- a/f${i}\n+++ b/f${i}\n@@ -1 +1 @@\n-a\n+b\n`).join('');
+    const files = parseDiff(text);
+    const groups = groupFiles(files);
+    expect(groups.map((g) => g.length)).toEqual([20, 20, 20, 20, 20, ...Array(19).fill(100)]);
+    expect(groups.flat()).toEqual(files);
+    expect(groupFiles(files.slice(0, 7)).map((g) => g.length)).toEqual([7]);
   });
 });

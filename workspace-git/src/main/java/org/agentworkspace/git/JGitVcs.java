@@ -1,8 +1,11 @@
 package org.agentworkspace.git;
 
+import java.io.EOFException;
+import java.io.FileNotFoundException;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.LinkOption;
+import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.HashSet;
@@ -83,7 +86,6 @@ import org.eclipse.jgit.transport.URIish;
 import org.eclipse.jgit.treewalk.AbstractTreeIterator;
 import org.eclipse.jgit.treewalk.CanonicalTreeParser;
 import org.eclipse.jgit.treewalk.EmptyTreeIterator;
-import org.eclipse.jgit.treewalk.FileTreeIterator;
 import org.eclipse.jgit.treewalk.TreeWalk;
 import org.eclipse.jgit.treewalk.filter.AndTreeFilter;
 import org.eclipse.jgit.treewalk.filter.PathFilter;
@@ -183,36 +185,47 @@ final class JGitVcs implements Vcs {
     public DiffResult diff(DiffRequest request) {
         RelativePath file = requireGitPath(request.file(), true);
         return call("diff", null, () -> {
-            BoundedBuffer out = new BoundedBuffer(options.maxDiffBytes());
-            DirCache index = repo.readDirCache();
-            try (ObjectReader reader = repo.newObjectReader(); DiffFormatter formatter = new GitDiffFormatter(out)) {
-                configure(formatter);
-                if (!file.isRoot()) {
-                    formatter.setPathFilter(PathFilter.create(file.value()));
-                }
-                AbstractTreeIterator oldTree;
-                AbstractTreeIterator newTree;
-                if (request.staged()) {
-                    oldTree = headTree(reader);
-                    newTree = new DirCacheIterator(index);
-                } else {
-                    oldTree = new DirCacheIterator(index);
-                    newTree = new FileTreeIterator(repo);
-                }
-                List<DiffEntry> entries = formatter.scan(oldTree, newTree);
-                if (!request.staged()) {
-                    // Working tree against index: a path missing from the index is untracked, which git diff skips.
-                    entries = entries.stream().filter(e -> e.getChangeType() != DiffEntry.ChangeType.ADD).toList();
-                }
-                try {
-                    formatter.format(entries);
-                    formatter.flush();
-                } catch (BoundedBuffer.LimitReached e) {
-                    LOG.log(System.Logger.Level.DEBUG, "diff cut at {0} bytes", options.maxDiffBytes());
-                }
+            try {
+                return diffOnce(request, file);
+            } catch (EOFException | FileNotFoundException | NoSuchFileException e) {
+                // A file got shorter (or went) between the scan, whose folder listing gave its length, and its
+                // reading: the working tree changed during the call (an agent writing). Once more, freshly listed.
+                LOG.log(System.Logger.Level.DEBUG, "the working tree changed during a diff; diffing again");
+                return diffOnce(request, file);
             }
-            return new DiffResult(out.text(), out.truncated());
         });
+    }
+
+    private DiffResult diffOnce(DiffRequest request, RelativePath file) throws IOException {
+        BoundedBuffer out = new BoundedBuffer(options.maxDiffBytes());
+        DirCache index = repo.readDirCache();
+        try (ObjectReader reader = repo.newObjectReader(); DiffFormatter formatter = new GitDiffFormatter(out)) {
+            configure(formatter);
+            if (!file.isRoot()) {
+                formatter.setPathFilter(PathFilter.create(file.value()));
+            }
+            AbstractTreeIterator oldTree;
+            AbstractTreeIterator newTree;
+            if (request.staged()) {
+                oldTree = headTree(reader);
+                newTree = new DirCacheIterator(index);
+            } else {
+                oldTree = new DirCacheIterator(index);
+                newTree = ListOnceFS.workingTree(repo);
+            }
+            List<DiffEntry> entries = formatter.scan(oldTree, newTree);
+            if (!request.staged()) {
+                // Working tree against index: a path missing from the index is untracked, which git diff skips.
+                entries = entries.stream().filter(e -> e.getChangeType() != DiffEntry.ChangeType.ADD).toList();
+            }
+            try {
+                formatter.format(entries);
+                formatter.flush();
+            } catch (BoundedBuffer.LimitReached e) {
+                LOG.log(System.Logger.Level.DEBUG, "diff cut at {0} bytes", options.maxDiffBytes());
+            }
+        }
+        return new DiffResult(out.text(), out.truncated());
     }
 
     private AbstractTreeIterator headTree(ObjectReader reader) throws IOException {

@@ -25,13 +25,13 @@ import org.eclipse.jgit.util.ProcessResult;
  * {@code post-commit} always; {@code PushCommand} runs {@code pre-push}. All go through
  * {@link #runHookIfPresent}, and {@code core.hooksPath} is resolved by {@link #findHook}; both are closed here.
  */
-final class NoExecFS extends FS_POSIX {
+sealed class NoExecFS extends FS_POSIX permits ListOnceFS {
 
     NoExecFS() {
         super();
     }
 
-    private NoExecFS(FS src) {
+    NoExecFS(FS src) {
         super(src);
     }
 

@@ -7,15 +7,13 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import java.util.Set;
 import java.util.concurrent.TimeUnit;
 
-import org.agentworkspace.core.agent.AgentSettings;
-import org.agentworkspace.server.TestServer;
 import org.agentworkspace.server.http.WebApp;
 import org.agentworkspace.testkit.fakecli.FakeClis;
 import org.agentworkspace.testkit.historygen.HistoryGenerator;
@@ -28,7 +26,8 @@ import org.junit.jupiter.api.io.TempDir;
 
 /**
  * The web UI in a real browser: headless Chromium (Debian's, which scripts/test.sh installs when missing) driven by
- * playwright-core ({@code workspace-web/e2e/run.mjs}) against the running server with its packaged UI, fake CLIs
+ * playwright-core ({@code workspace-web/e2e/run.mjs}) against the packaged server as a process of its own
+ * ({@link JarServer}, configured only with flags and environment as an operator would) with its UI, fake CLIs
  * (gemini streams 600 deltas at 50 a second), the real claude CLI from npm against the mock LLM (a permission prompt that is
  * allowed and a file written; its key and the mock as its base URL saved on the provider page in the browser, the
  * mock's loopback address allowed as an operator's {@code --outbound-allow}), and a claude session in the CLI history. Desktop and a 360x740 phone; screenshots in
@@ -88,40 +87,54 @@ class WebUiBrowserIT {
             realClaude = false;
             binaries.put("claude", FakeClis.binary(bin, "claude"));
         }
-        try (MockLlmServer mock = MockLlmServer.create().start();
-             // configured as an operator would: Web Push to a stand-in push service on loopback (e2e/pwa.mjs runs
-             // it), as --web-push-allow-loopback-http, and the mock LLM's loopback address allowed as --outbound-allow.
-             // No key here: e2e/run.mjs saves claude's key and the mock as its base URL on the provider page.
-             TestServer s = TestServer.start(c -> c.withEngine(c.engine().withWebPush(c.engine().webPush()
-                     .withAllowLoopbackHttp(true)))
-                     .withOutboundAllow(Set.of(URI.create(mock.baseUrl()).getHost() + ":"
-                             + URI.create(mock.baseUrl()).getPort()))
-                     .withAgent(AgentSettings.defaults().withBinaries(binaries).withProviderEnv(providerEnv)),
-                     Map.of("HOME", home.toString()))) {
-            Path shots = Path.of("target", "web-e2e").toAbsolutePath();
-            if (!hold.isEmpty()) {
-                // development: keep the server up for running e2e/run.mjs by hand until the file is deleted
-                Files.writeString(Path.of(hold), "AW_E2E_URL=" + s.origin() + "\nAW_E2E_PROJECT=" + project.toRealPath()
-                        + "\nAW_E2E_REAL_CLAUDE=" + (realClaude ? "1" : "0") + "\nAW_E2E_MOCK_URL=" + mock.baseUrl() + "\n");
-                while (Files.exists(Path.of(hold))) {
-                    Thread.sleep(500);
-                }
-                return;
+        try (MockLlmServer mock = MockLlmServer.create().start()) {
+            // the packaged server as a process of its own (JarServer), configured as an operator would: each CLI
+            // named with --cli-path and its environment with --provider-env, Web Push to a stand-in push service on
+            // loopback (e2e/pwa.mjs runs it) as --web-push-allow-loopback-http, the mock LLM's loopback address
+            // allowed as --outbound-allow, HOME the folder with the CLI history. No key here: e2e/run.mjs saves
+            // claude's key and the mock as its base URL on the provider page.
+            URI mockUri = URI.create(mock.baseUrl());
+            List<String> cliPaths = new ArrayList<>();
+            binaries.forEach((p, b) -> cliPaths.add(p + "=" + b));
+            List<String> env = new ArrayList<>();
+            providerEnv.forEach((p, vars) -> vars.forEach((k, v) -> env.add(p + ":" + k + "=" + v)));
+            Path serverLog = Path.of("target", "web-e2e-server.log").toAbsolutePath();
+            try (JarServer s = JarServer.start(tmp.resolve("server"), serverLog, List.of(
+                    "--cli-path", String.join(",", cliPaths),
+                    "--provider-env", String.join(",", env),
+                    "--web-push-allow-loopback-http",
+                    "--outbound-allow", mockUri.getHost() + ":" + mockUri.getPort()),
+                    Map.of("HOME", home.toString()))) {
+                run(web, chromium, hold, s, project, realClaude, mock);
             }
-            Files.createDirectories(shots);
-            try (var old = Files.list(shots)) {
-                for (Path f : old.toList()) {
-                    Files.deleteIfExists(f); // screenshots of an earlier run
-                }
-            }
-            // the daily loop (run.mjs: it also sets the account up and adds the project), then the PWA and Web Push
-            runScript(web, "e2e/run.mjs", shots.resolve("e2e.log"), s, project, realClaude, chromium, mock.baseUrl());
-            runScript(web, "e2e/pwa.mjs", shots.resolve("pwa.log"), s, project, realClaude, chromium, mock.baseUrl());
         }
     }
 
+    private static void run(Path web, Path chromium, String hold, JarServer s, Path project, boolean realClaude,
+            MockLlmServer mock) throws Exception {
+        Path shots = Path.of("target", "web-e2e").toAbsolutePath();
+        if (!hold.isEmpty()) {
+            // development: keep the server up for running e2e/run.mjs by hand until the file is deleted
+            Files.writeString(Path.of(hold), "AW_E2E_URL=" + s.origin() + "\nAW_E2E_PROJECT=" + project.toRealPath()
+                    + "\nAW_E2E_REAL_CLAUDE=" + (realClaude ? "1" : "0") + "\nAW_E2E_MOCK_URL=" + mock.baseUrl() + "\n");
+            while (Files.exists(Path.of(hold))) {
+                Thread.sleep(500);
+            }
+            return;
+        }
+        Files.createDirectories(shots);
+        try (var old = Files.list(shots)) {
+            for (Path f : old.toList()) {
+                Files.deleteIfExists(f); // screenshots of an earlier run
+            }
+        }
+        // the daily loop (run.mjs: it also sets the account up and adds the project), then the PWA and Web Push
+        runScript(web, "e2e/run.mjs", shots.resolve("e2e.log"), s, project, realClaude, chromium, mock.baseUrl());
+        runScript(web, "e2e/pwa.mjs", shots.resolve("pwa.log"), s, project, realClaude, chromium, mock.baseUrl());
+    }
+
     /** Runs one browser script with node; its output goes to a file (the JVM's stdout is Surefire's), printed after. */
-    private static void runScript(Path web, String script, Path log, TestServer s, Path project, boolean realClaude,
+    private static void runScript(Path web, String script, Path log, JarServer s, Path project, boolean realClaude,
             Path chromium, String mockUrl) throws Exception {
         ProcessBuilder pb = new ProcessBuilder("node", script).directory(web.toFile())
                 .redirectErrorStream(true).redirectOutput(log.toFile());

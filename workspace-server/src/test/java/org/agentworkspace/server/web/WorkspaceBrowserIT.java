@@ -89,7 +89,10 @@ class WorkspaceBrowserIT {
             paths.add(p + "=" + FakeClis.binary(bin, p));
         }
         Path serverLog = Path.of("target", "web-e2e-workspace-server.log").toAbsolutePath();
-        try (JarServer s = JarServer.start(tmp.resolve("server"), serverLog, List.of("--cli-path", String.join(",", paths)),
+        // the fake claude writes hello.txt in the project and replays a Write of it (the file tree marks what the
+        // agent changed in the chat session: e2e/workspace.mjs)
+        try (JarServer s = JarServer.start(tmp.resolve("server"), serverLog, List.of("--cli-path", String.join(",", paths),
+                "--provider-env", "claude:PATH=/usr/bin:/bin,claude:AW_FAKE_WRITE_FILE=hello.txt,claude:AW_FAKE_REAL_CWD=1"),
                 Map.of())) {
             if (!hold.isEmpty()) {
                 Files.writeString(Path.of(hold), "AW_E2E_URL=" + s.origin() + "\nAW_E2E_PROJECT=" + project.toRealPath()
@@ -129,7 +132,10 @@ class WorkspaceBrowserIT {
             // what the browser did, as git sees it
             String logLines = git(project, "log", "--format=%s|%an", "-n", "3");
             assertTrue(logLines.startsWith("Phone commit from the browser|admin\nCommit from the browser|admin\n"), logLines);
-            assertEquals("", git(project, "status", "--porcelain"), "everything was committed");
+            // everything committed but the agent's step: README.md edited by the user, hello.txt written by the agent
+            assertEquals(" M README.md\n?? hello.txt\n", git(project, "status", "--porcelain"), "the rest was committed");
+            assertTrue(Files.readString(project.resolve("README.md")).contains("edited by the user"));
+            assertEquals("written by the fake claude CLI\n", Files.readString(project.resolve("hello.txt")));
             String hello = Files.readString(project.resolve("src/hello.txt"));
             assertTrue(hello.contains("edited in the browser") && hello.contains("kept after the conflict warning"), hello);
             assertTrue(Files.readString(project.resolve("src/phone.txt")).contains("typed on a phone"));

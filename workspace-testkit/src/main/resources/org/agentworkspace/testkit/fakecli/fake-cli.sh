@@ -11,6 +11,8 @@
 #   AW_FAKE_GRANDCHILD_SECONDS=S  how long they sleep (default 600)
 #   AW_FAKE_EXIT=CODE        exit with CODE after the output
 #   AW_FAKE_WRITE_FILE=PATH  write PATH (relative to cwd) like the tool scenario, and replay tool-write
+#   AW_FAKE_REAL_CWD=1       replay with the recording's cwd (/tmp/aw-project) replaced by the real working directory,
+#                            so the tool calls name files of the project the fake runs in
 #   AW_FAKE_ECHO_ENV=A,B     first print {"type":"aw_fake_env","set":[...],"unset":[...]} (names only, never values)
 #   AW_FAKE_ARGS_FILE=PATH   write argv there, one argument per line
 #   AW_FAKE_ECHO_DIGEST=A,B  first print {"type":"aw_fake_digest","A":"<sha256 hex of A's value>",...} ("" when
@@ -147,15 +149,23 @@ if [ -n "${AW_FAKE_SILENCE_MS:-}" ] && [ "${AW_FAKE_SILENCE_MS}" != 0 ]; then
   sleep "$(awk -v ms="$AW_FAKE_SILENCE_MS" 'BEGIN { printf "%.3f", ms / 1000 }')"
 fi
 
+replace=''
+if [ -n "$recorded" ]; then replace="s/$recorded/$session/g"; fi
+if [ "${AW_FAKE_REAL_CWD:-}" = 1 ]; then
+  real_cwd=$(pwd -P | sed 's/[\\&#]/\\&/g')
+  replace="$replace${replace:+;}s#/tmp/aw-project#$real_cwd#g"
+fi
+
 emit() {
-  # stdin: lines to print, with the recorded session id replaced. With a delay the lines are paced by a loop in
-  # this shell itself (no pipeline subshell), so the only children are the short `sleep`s.
+  # stdin: lines to print, with the recorded session id (and with AW_FAKE_REAL_CWD the cwd) replaced. With a delay
+  # the lines are paced by a loop in this shell itself (no pipeline subshell), so the only children are the short
+  # `sleep`s.
   if [ -z "$delay_s" ]; then
-    if [ -n "$recorded" ]; then sed "s/$recorded/$session/g"; else cat; fi
+    if [ -n "$replace" ]; then sed "$replace"; else cat; fi
     return
   fi
   buf="$DATA/.replay.$$"
-  if [ -n "$recorded" ]; then sed "s/$recorded/$session/g" > "$buf"; else cat > "$buf"; fi
+  if [ -n "$replace" ]; then sed "$replace" > "$buf"; else cat > "$buf"; fi
   while IFS= read -r line || [ -n "$line" ]; do
     sleep "$delay_s"
     printf '%s\n' "$line"

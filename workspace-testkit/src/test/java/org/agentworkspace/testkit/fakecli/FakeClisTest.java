@@ -151,6 +151,19 @@ class FakeClisTest {
     }
 
     @ParameterizedTest
+    @ValueSource(strings = {"claude", "codex", "gemini"})
+    void realCwdKnobNamesTheWorkingDirectoryInTheToolCalls(String provider) throws Exception {
+        Run plain = run(provider, Map.of("AW_FAKE_WRITE_FILE", "hello.txt"), plainArgs(provider, "do it"));
+        assertTrue(plain.out().contains("/tmp/aw-project/hello.txt"), plain.out());
+        Run r = run(provider, Map.of("AW_FAKE_WRITE_FILE", "hello.txt", "AW_FAKE_REAL_CWD", "1"),
+                plainArgs(provider, "do it"));
+        assertEquals(0, r.exit(), r.err());
+        assertFalse(r.out().contains("/tmp/aw-project"), r.out());
+        assertTrue(r.out().contains(tmp.toRealPath() + "/hello.txt"), r.out());
+        assertEquals(plain.lines().size(), r.lines().size());
+    }
+
+    @ParameterizedTest
     @ValueSource(strings = {"claude", "cursor", "codex", "gemini", "qwen", "opencode", "grok"})
     void syntheticEventsAreValidJsonInTheProvidersShape(String provider) throws Exception {
         Run r = run(provider, Map.of("AW_FAKE_EVENTS", "2000"), plainArgs(provider, "bench"));
