@@ -147,6 +147,14 @@ public final class Tunnels implements AutoCloseable {
             publicUrl = null;
         }
         if (publicUrl == null || !started.isAlive()) {
+            if (!started.isAlive()) {
+                // it exited: the reader threads may not have taken its last lines yet (they carry the reason)
+                try {
+                    started.waitFor(Duration.ofMillis(1));
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                }
+            }
             started.close();
             String last;
             synchronized (tail) {
