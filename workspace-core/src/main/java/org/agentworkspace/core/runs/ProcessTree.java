@@ -124,7 +124,7 @@ final class ProcessTree {
             return 0;
         }
         if (!grace.isZero()) {
-            m.values().forEach(ProcessHandle::destroy);
+            oldestFirst(m).forEach(ProcessHandle::destroy);
             long graceEnd = System.nanoTime() + grace.toNanos();
             while (System.nanoTime() < graceEnd && m.values().stream().anyMatch(this::alive)) {
                 pause();
@@ -132,7 +132,7 @@ final class ProcessTree {
         }
         long end = System.nanoTime() + deadline.toNanos();
         while (true) {
-            m.values().forEach(ProcessHandle::destroyForcibly);
+            oldestFirst(m).forEach(ProcessHandle::destroyForcibly);
             pause();
             m = members(t);
             if (m.isEmpty()) {
@@ -144,6 +144,18 @@ final class ProcessTree {
                 return m.size();
             }
         }
+    }
+
+    /**
+     * The processes in the order they started (parents before their children): a signal reaches a script before the
+     * command it waits for, so a shell whose child was killed first cannot go on to its next line (it did: a run
+     * stopped at its output limit sometimes ended with the script's own exit code).
+     */
+    private static List<ProcessHandle> oldestFirst(Map<Long, ProcessHandle> m) {
+        List<ProcessHandle> l = new ArrayList<>(m.values());
+        l.sort(java.util.Comparator.comparing((ProcessHandle h) -> h.info().startInstant()
+                .orElse(java.time.Instant.MAX)).thenComparingLong(ProcessHandle::pid));
+        return l;
     }
 
     /** Kills every process whose {@code AW_RUN_ID} is one of {@code runIds} (left over by an engine that died). */
