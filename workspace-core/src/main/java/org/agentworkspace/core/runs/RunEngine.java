@@ -331,11 +331,11 @@ public final class RunEngine implements AutoCloseable {
                         notTaken = "node " + nodeId() + " could not start it: " + e.getMessage();
                     }
                     if (request != null) {
-                        Boolean taken = takeOver(runId, nodeId, host, request);
-                        if (taken == null) {
+                        Taken taken = takeOver(runId, nodeId, host, request);
+                        if (taken == Taken.BY_ANOTHER) {
                             continue; // another node took it, or it ended meanwhile
                         }
-                        if (taken) {
+                        if (taken == Taken.HERE) {
                             n++;
                             continue;
                         }
@@ -343,8 +343,9 @@ public final class RunEngine implements AutoCloseable {
                     }
                 }
             }
-            com.fasterxml.jackson.databind.node.ObjectNode status = json.object().put("status", RunStatus.FAILED.wireName())
-                    .put("reason", NodeLease.NODE_LOST).put("node", nodeId).put("host", host);
+            com.fasterxml.jackson.databind.node.ObjectNode status = json.object()
+                    .put("status", RunStatus.FAILED.wireName()).put("reason", NodeLease.NODE_LOST)
+                    .put("node", nodeId).put("host", host);
             if (notTaken != null) {
                 status.put("detail", "not taken over: " + notTaken);
             }
@@ -362,21 +363,21 @@ public final class RunEngine implements AutoCloseable {
      * Takes over queued run {@code runId} of dead node {@code deadNode}: claims it in the store (one node wins), then
      * queues it here under the same id through the one queue and admission path of {@link #start}.
      *
-     * @return true when taken and queued here; false when this engine is closed (not claimed); null when another
-     *         node took it or it is no longer queued
+     * @return {@link Taken#HERE} when taken and queued here; {@link Taken#NOT_HERE} when this engine is closed (not
+     *         claimed); {@link Taken#BY_ANOTHER} when another node took it or it is no longer queued
      */
-    private Boolean takeOver(String runId, String deadNode, String host, RunRequest request) {
+    private Taken takeOver(String runId, String deadNode, String host, RunRequest request) {
         schedule.lock();
         try {
             if (closed) {
-                return false;
+                return Taken.NOT_HERE;
             }
             Instant now = clock.instant().truncatedTo(ChronoUnit.MILLIS);
             String payload = json.object().put("status", RunStatus.QUEUED.wireName()).put("reason", TAKEN_OVER)
                     .put("from", deadNode).put("fromHost", host).put("node", nodeId()).toString();
             long seq = log.takeOver(runId, deadNode, nodeId(), payload, now, lease);
             if (seq < 0) {
-                return null;
+                return Taken.BY_ANOTHER;
             }
             request.parser().bind(runId);
             RunOwner owner = request.owner() != null ? request.owner() : RunOwner.NONE;
@@ -389,11 +390,13 @@ public final class RunEngine implements AutoCloseable {
             scheduleLocked();
             LOG.log(System.Logger.Level.WARNING, "run " + runId + " of node " + deadNode + " (" + host + "), "
                     + "queued when that node stopped sending heartbeats, taken over by this node");
-            return true;
+            return Taken.HERE;
         } finally {
             schedule.unlock();
         }
     }
+
+    private enum Taken { HERE, NOT_HERE, BY_ANOTHER }
 
     private void recover() {
         if (lease.shared()) {
