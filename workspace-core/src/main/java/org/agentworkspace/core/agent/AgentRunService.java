@@ -46,6 +46,8 @@ public final class AgentRunService {
         this.runs = Objects.requireNonNull(runs);
         this.tasks = Objects.requireNonNull(tasks);
         this.worktrees = worktrees;
+        // a dead node's queued runs are started here again from their launch specs (docs/scale-out.md "Ownership")
+        runs.engine().onTakeover(this::takeOver);
     }
 
     /** A service over {@code runs} whose scheduled tasks are {@code tasks}' (the engine builds one: use that). */
@@ -224,6 +226,66 @@ public final class AgentRunService {
      * the run: both are stored or neither, and when {@code along} throws the run is never queued.
      */
     public RunHandle start(Start s, RunEngine.WithRun along) {
+        return runs.start(request(s), runs.engine().withLaunchSpec(along, launchSpec(s)));
+    }
+
+    /**
+     * What another node needs to start the run again if this one dies with it queued: every field of the start,
+     * never a credential (the taking node resolves it by account, as any start does).
+     */
+    private static String launchSpec(Start s) {
+        com.fasterxml.jackson.databind.ObjectMapper mapper = org.agentworkspace.core.json.JsonMappers.shared();
+        com.fasterxml.jackson.databind.node.ObjectNode o = mapper.createObjectNode();
+        o.put("v", 1);
+        if (s.account() != null) {
+            o.put("account", s.account());
+        }
+        o.put("origin", s.origin());
+        o.put("provider", s.provider());
+        o.put("prompt", s.prompt());
+        o.put("projectDir", s.projectDir().toString());
+        o.put("project", s.project());
+        o.put("taskId", s.taskId());
+        o.put("model", s.model());
+        o.put("resumeSessionId", s.resumeSessionId());
+        o.put("permissionMode", s.permissionMode() == null ? null : s.permissionMode().wireId());
+        o.set("extra", mapper.valueToTree(s.extra()));
+        return o.toString();
+    }
+
+    /** Rebuilds a dead node's queued run from its launch spec ({@link RunEngine.Takeover}). */
+    private org.agentworkspace.core.runs.RunRequest takeOver(String runId, String spec) {
+        com.fasterxml.jackson.databind.ObjectMapper mapper = org.agentworkspace.core.json.JsonMappers.shared();
+        JsonNode o;
+        try {
+            o = mapper.readTree(spec);
+        } catch (java.io.IOException e) {
+            throw new IllegalStateException("its launch spec is not JSON");
+        }
+        if (o == null || o.path("v").asInt() != 1) {
+            throw new IllegalStateException("its launch spec is of an unknown version");
+        }
+        String mode = text(o, "permissionMode");
+        PermissionMode permissionMode = mode == null ? null : PermissionMode.find(mode).orElseThrow(() ->
+                new IllegalStateException("its permission mode " + mode + " is unknown here"));
+        Path dir = Path.of(o.path("projectDir").asText());
+        if (!java.nio.file.Files.isDirectory(dir)) {
+            throw new IllegalStateException("its project folder " + dir + " is not on this node");
+        }
+        @SuppressWarnings("unchecked")
+        Map<String, Object> extra = o.hasNonNull("extra") ? mapper.convertValue(o.get("extra"), Map.class) : Map.of();
+        Start s = new Start(o.hasNonNull("account") ? o.get("account").asLong() : null, o.path("origin").asText(),
+                text(o, "provider"), o.path("prompt").asText(), dir, text(o, "project"), text(o, "taskId"),
+                text(o, "model"), text(o, "resumeSessionId"), permissionMode, extra);
+        return runs.takeOver(runId, request(s));
+    }
+
+    private static String text(JsonNode o, String field) {
+        return o.hasNonNull(field) ? o.get(field).asText() : null;
+    }
+
+    /** The launcher's request for a start. */
+    private AgentRunRequest request(Start s) {
         Map<String, Object> meta = new LinkedHashMap<>();
         meta.put("route", s.origin());
         // written for the wire only (the run views and background jobs show the metadata as stored); ownership is
@@ -238,9 +300,9 @@ public final class AgentRunService {
             meta.put("taskId", s.taskId());
         }
         meta.putAll(s.extra());
-        return runs.start(new AgentRunRequest(provider(s.provider()), s.prompt(), s.projectDir(), s.model(),
+        return new AgentRunRequest(provider(s.provider()), s.prompt(), s.projectDir(), s.model(),
                 s.resumeSessionId(), meta, s.permissionMode(), s.account(),
-                new RunOwner(s.account(), s.project(), s.taskId(), s.origin(), s.resumeSessionId())), along);
+                new RunOwner(s.account(), s.project(), s.taskId(), s.origin(), s.resumeSessionId()));
     }
 
     /** Whether {@code viewer} may see the run: its owner or an administrator. */

@@ -188,6 +188,27 @@ public final class AgentRuns {
     }
 
     private RunHandle start0(AgentRunRequest request, RunEngine.WithRun along) {
+        Prepared p = prepare(request);
+        RunHandle handle = engine.start(p.run(), along);
+        runKeys.put(handle.id(), p.keys());
+        LOG.log(System.Logger.Level.DEBUG, () -> "run " + handle.id() + " started: " + p.plan());
+        return handle;
+    }
+
+    /**
+     * The engine request of run {@code runId}, queued by a node that died, rebuilt on this node to take it over
+     * ({@link RunEngine.Takeover}): the same checks, credential (resolved again by account) and launch plan as a
+     * start.
+     */
+    RunRequest takeOver(String runId, AgentRunRequest request) {
+        Prepared p = prepare(request);
+        runKeys.put(runId, p.keys());
+        return p.run();
+    }
+
+    private record Prepared(RunRequest run, java.util.Set<String> keys, LaunchPlan plan) { }
+
+    private Prepared prepare(AgentRunRequest request) {
         AgentProvider provider = provider(request.provider());
         if (request.resumeSessionId() != null && !provider.supportsResume()) {
             throw WorkspaceException.Validation.of(provider.id() + " cannot resume sessions");
@@ -235,12 +256,10 @@ public final class AgentRuns {
         }
         // the engine's per-account caps count the run's account (the caller; a task's owner)
         Long account = request.accountId();
-        RunHandle handle = engine.start(new RunRequest(provider.id(), process, parser, meta.toString(),
-                account == null ? null : account.toString(), request.owner()), along);
-        runKeys.put(handle.id(), credential.credentials().hasApiKey()
-                ? java.util.Set.of(credential.credentials().apiKey()) : java.util.Set.of());
-        LOG.log(System.Logger.Level.DEBUG, () -> "run " + handle.id() + " started: " + plan);
-        return handle;
+        return new Prepared(new RunRequest(provider.id(), process, parser, meta.toString(),
+                account == null ? null : account.toString(), request.owner()),
+                credential.credentials().hasApiKey()
+                        ? java.util.Set.of(credential.credentials().apiKey()) : java.util.Set.of(), plan);
     }
 
     private static void writeFiles(LaunchPlan plan) {

@@ -117,6 +117,19 @@ final class ActiveRun {
     }
 
     /** Called by the log writer after a commit, with this run's entries of the batch in seq order. */
+    /**
+     * For a run taken over from another node: its log in memory starts at entry {@code seq} (the earlier ones are
+     * read from the store). Called before the first {@link #committed}.
+     */
+    void startsAt(long seq) {
+        tailLock.lock();
+        try {
+            firstSeq = seq;
+        } finally {
+            tailLock.unlock();
+        }
+    }
+
     void committed(List<RunEntry> entries, Json json) {
         boolean nowEnded = false;
         tailLock.lock();

@@ -396,7 +396,7 @@ final class EventLog implements AutoCloseable {
     }
 
     /** Adds a status entry after the run's last stored one (a run no live engine writes to any more). */
-    private static void appendStatusEntry(Handle h, String runId, String payload, Instant at) {
+    private static long appendStatusEntry(Handle h, String runId, String payload, Instant at) {
         long seq = h.createQuery("SELECT COALESCE(MAX(seq), 0) FROM run_events WHERE run_id = :id")
                 .bind("id", runId).mapTo(Long.class).one() + 1;
         h.createUpdate("INSERT INTO run_events (run_id, seq, kind, payload, created_at) "
@@ -404,6 +404,7 @@ final class EventLog implements AutoCloseable {
                 .bind("run", runId).bind("seq", seq).bind("kind", EntryKind.STATUS.wireName())
                 .bind("payload", payload).bind("at", at.toEpochMilli())
                 .execute();
+        return seq;
     }
 
     /** Appends a terminal status to a run no engine owns any more (restart recovery), in one transaction. */
@@ -475,6 +476,35 @@ final class EventLog implements AutoCloseable {
             wakeReaders(h, runId);
             return true;
         });
+    }
+
+    /**
+     * Takes over a queued run of a dead node (docs/scale-out.md "Ownership"): in one transaction, makes node
+     * {@code me} its node only if it is still {@code queued}, still {@code deadNode}'s and that node is still dead
+     * (the row lock makes a second node's update find nothing: one node wins), clears a slot the dead node may have
+     * claimed for it, and appends {@code payload} (a status entry saying it was taken over).
+     *
+     * @return the sequence number of the appended entry, or -1 when another node took it or it is no longer queued
+     */
+    long takeOver(String runId, String deadNode, String me, String payload, Instant at, NodeLease lease) {
+        return store.write(h -> {
+            int n = lease.withNow(h.createUpdate("UPDATE runs SET node_id = :me, admitted_at = NULL WHERE id = :id "
+                            + "AND status = 'queued' AND node_id = :node AND " + lease.deadCondition()))
+                    .bind("me", me).bind("id", runId).bind("node", deadNode)
+                    .bind("lease", NodeLease.LEASE.toMillis()).execute();
+            if (n == 0) {
+                return -1L;
+            }
+            long seq = appendStatusEntry(h, runId, payload, at);
+            wakeReaders(h, runId);
+            return seq;
+        });
+    }
+
+    /** A queued or running run's launch spec (null when it has none: not stored, or stored on SQLite). */
+    String launchSpec(String runId) {
+        return store.read(h -> h.createQuery("SELECT launch_spec FROM runs WHERE id = :id").bind("id", runId)
+                .mapTo(String.class).findOne().orElse(null));
     }
 
     private void wakeReaders(Handle h, String runId) {

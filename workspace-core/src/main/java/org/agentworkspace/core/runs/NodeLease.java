@@ -96,14 +96,16 @@ final class NodeLease implements AutoCloseable {
 
     /**
      * The unfinished runs whose node is not this one and has no heartbeat within the lease (or no row at all), with
-     * that node's id. Runs without a node (stored before V020) are not included: the starting node recovers those.
+     * that node's id and the run's status. Runs without a node (stored before V020) are not included: the starting
+     * node recovers those.
      */
     List<String[]> lostRuns() {
-        return store.read(h -> withNow(h.createQuery("SELECT r.id, r.node_id FROM runs r WHERE r.status IN ('queued', "
-                        + "'running') AND r.node_id IS NOT NULL AND r.node_id <> :me AND NOT EXISTS (SELECT 1 FROM "
-                        + "nodes n WHERE n.id = r.node_id AND n.heartbeat_at >= " + now() + " - :lease) ORDER BY r.id"))
+        return store.read(h -> withNow(h.createQuery("SELECT r.id, r.node_id, r.status FROM runs r "
+                        + "WHERE r.status IN ('queued', 'running') AND r.node_id IS NOT NULL AND r.node_id <> :me "
+                        + "AND NOT EXISTS (SELECT 1 FROM nodes n WHERE n.id = r.node_id AND n.heartbeat_at >= "
+                        + now() + " - :lease) ORDER BY r.id"))
                 .bind("me", node.id()).bind("lease", LEASE.toMillis())
-                .map((rs, ctx) -> new String[] {rs.getString(1), rs.getString(2)}).list());
+                .map((rs, ctx) -> new String[] {rs.getString(1), rs.getString(2), rs.getString(3)}).list());
     }
 
     /**
@@ -205,6 +207,20 @@ final class NodeLease implements AutoCloseable {
             } catch (RuntimeException e) {
                 LOG.log(System.Logger.Level.WARNING, "sweep for runs of dead nodes failed; retrying in " + HEARTBEAT,
                         e);
+            }
+        }
+    }
+
+    /** Stops the heartbeat worker only, as a killed process would (tests of a node's death). */
+    void stopWorker() {
+        closed = true;
+        Thread t = worker;
+        if (t != null) {
+            t.interrupt();
+            try {
+                t.join(5000);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
             }
         }
     }

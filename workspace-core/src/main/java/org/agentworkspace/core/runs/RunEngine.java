@@ -51,6 +51,8 @@ public final class RunEngine implements AutoCloseable {
     private static final String ID_ALPHABET = "0123456789abcdefghijklmnopqrstuvwxyz";
     private static final Duration CLOSE_WAIT = Duration.ofSeconds(30);
     static final String RESTARTED = "server restarted";
+    /** The reason of the status entry a run gets when another node takes it over ({@link Takeover}). */
+    public static final String TAKEN_OVER = "taken_over";
     static final String STOPPED = "engine stopped";
     /**
      * 503: the node that runs the run sends no heartbeat (it stopped or is cut off), so a cancel, stdin write or
@@ -86,6 +88,8 @@ public final class RunEngine implements AutoCloseable {
     private final Map<String, Integer> runningByAccount = new HashMap<>();
     private int running;
     private boolean closed;
+    /** Rebuilds a dead node's queued run from its launch spec (null: none registered, such runs are settled). */
+    private volatile Takeover takeover;
     private java.util.concurrent.ScheduledExecutorService sweeper;
     private final NodeLease lease;
     private final RunWakeups wakeups;
@@ -233,12 +237,73 @@ public final class RunEngine implements AutoCloseable {
     }
 
     /**
-     * Settles the unfinished runs of nodes whose lease expired ({@code failed}, reason {@code node_lost}); a no-op
-     * on SQLite. Called after every heartbeat.
+     * Rebuilds a run another node accepted and could not start (it died with the run queued) from the launch spec
+     * stored with it ({@link #withLaunchSpec}), so that this node can queue it under the same id. The request's
+     * process is built here, its credential resolved again by account, as any start does.
+     */
+    @FunctionalInterface
+    public interface Takeover {
+        /**
+         * @param runId the run's id (its parser is bound to it by the engine)
+         * @param spec  the launch spec as stored
+         * @return the request to queue
+         * @throws RuntimeException the run cannot be started on this node (its project folder is not here, its
+         *                          provider is unknown …): the message is the reason given with {@code node_lost}
+         */
+        RunRequest rebuild(String runId, String spec);
+    }
+
+    /**
+     * Registers the one rebuilder of taken-over runs (the agent service's; a later call replaces it). Without one, a
+     * dead node's queued runs are settled {@code node_lost} like its running ones.
+     */
+    public void onTakeover(Takeover rebuild) {
+        this.takeover = rebuild;
+    }
+
+    /**
+     * {@code along} (null: nothing) followed, on a shared store, by storing {@code spec} as the new run's launch
+     * spec, so that another node can start the run if this one dies before it does. {@code spec} must hold no
+     * secret. On SQLite (one node) nothing is stored: there is no other node.
+     */
+    public WithRun withLaunchSpec(WithRun along, String spec) {
+        if (!lease.shared() || spec == null) {
+            return along;
+        }
+        return (h, runId) -> {
+            if (along != null) {
+                along.write(h, runId);
+            }
+            h.createUpdate("UPDATE runs SET launch_spec = :spec WHERE id = :id").bind("spec", spec)
+                    .bind("id", runId).execute();
+        };
+    }
+
+    /**
+     * Settles the unfinished runs of nodes whose lease expired ({@code failed}, reason {@code node_lost}), and takes
+     * over their queued runs that have a launch spec when a {@link Takeover} is registered; a no-op on SQLite.
+     * Called after every heartbeat.
      *
-     * @return how many runs this call settled
+     * @return how many runs this call settled or took over
      */
     int sweepLost() {
+        return sweepLost(false);
+    }
+
+    /**
+     * Tests: this node stops sending heartbeats (and sweeping), as a node killed with {@code kill -9} does; its
+     * runs stay in memory untouched.
+     */
+    void stopHeartbeatForTest() {
+        lease.stopWorker();
+    }
+
+    /**
+     * @param atOpen the sweep of {@link #open}: it runs before the service that rebuilds runs has registered its
+     *               {@link Takeover}, so a queued run with a launch spec is left for the heartbeat's sweep (5 s
+     *               later) rather than settled
+     */
+    private int sweepLost(boolean atOpen) {
         if (!lease.shared()) {
             return 0;
         }
@@ -247,8 +312,44 @@ public final class RunEngine implements AutoCloseable {
             String runId = lost[0];
             String nodeId = lost[1];
             String host = lease.hostOf(nodeId);
-            String payload = json.object().put("status", RunStatus.FAILED.wireName())
-                    .put("reason", NodeLease.NODE_LOST).put("node", nodeId).put("host", host).toString();
+            String notTaken = null;
+            Takeover rebuild = takeover;
+            boolean queued = RunStatus.QUEUED.wireName().equals(lost[2]);
+            if (atOpen && rebuild == null && queued && log.launchSpec(runId) != null) {
+                continue;
+            }
+            if (rebuild != null && queued) {
+                String spec = log.launchSpec(runId);
+                if (spec == null) {
+                    notTaken = "it was queued without a launch spec, so no other node can start it";
+                } else {
+                    RunRequest request;
+                    try {
+                        request = rebuild.rebuild(runId, spec);
+                    } catch (RuntimeException e) {
+                        request = null;
+                        notTaken = "node " + nodeId() + " could not start it: " + e.getMessage();
+                    }
+                    if (request != null) {
+                        Taken taken = takeOver(runId, nodeId, host, request);
+                        if (taken == Taken.BY_ANOTHER) {
+                            continue; // another node took it, or it ended meanwhile
+                        }
+                        if (taken == Taken.HERE) {
+                            n++;
+                            continue;
+                        }
+                        notTaken = "node " + nodeId() + " is stopping";
+                    }
+                }
+            }
+            com.fasterxml.jackson.databind.node.ObjectNode status = json.object()
+                    .put("status", RunStatus.FAILED.wireName()).put("reason", NodeLease.NODE_LOST)
+                    .put("node", nodeId).put("host", host);
+            if (notTaken != null) {
+                status.put("detail", "not taken over: " + notTaken);
+            }
+            String payload = status.toString();
             if (log.settleLost(runId, nodeId, payload, clock.instant(), lease)) {
                 n++;
                 LOG.log(System.Logger.Level.WARNING, "run " + runId + " of node " + nodeId + " (" + host
@@ -258,6 +359,45 @@ public final class RunEngine implements AutoCloseable {
         return n;
     }
 
+    /**
+     * Takes over queued run {@code runId} of dead node {@code deadNode}: claims it in the store (one node wins), then
+     * queues it here under the same id through the one queue and admission path of {@link #start}.
+     *
+     * @return {@link Taken#HERE} when taken and queued here; {@link Taken#NOT_HERE} when this engine is closed (not
+     *         claimed); {@link Taken#BY_ANOTHER} when another node took it or it is no longer queued
+     */
+    private Taken takeOver(String runId, String deadNode, String host, RunRequest request) {
+        schedule.lock();
+        try {
+            if (closed) {
+                return Taken.NOT_HERE;
+            }
+            Instant now = clock.instant().truncatedTo(ChronoUnit.MILLIS);
+            String payload = json.object().put("status", RunStatus.QUEUED.wireName()).put("reason", TAKEN_OVER)
+                    .put("from", deadNode).put("fromHost", host).put("node", nodeId()).toString();
+            long seq = log.takeOver(runId, deadNode, nodeId(), payload, now, lease);
+            if (seq < 0) {
+                return Taken.BY_ANOTHER;
+            }
+            request.parser().bind(runId);
+            RunOwner owner = request.owner() != null ? request.owner() : RunOwner.NONE;
+            ActiveRun run = new ActiveRun(runId, request.withOwner(owner), seq + 1, this::ended);
+            run.startsAt(seq);
+            active.put(runId, run);
+            run.committed(List.of(new RunEntry(runId, seq, EntryKind.STATUS, payload, now)), json);
+            queue.add(run);
+            count(queuedByAccount, request.account(), 1);
+            scheduleLocked();
+            LOG.log(System.Logger.Level.WARNING, "run " + runId + " of node " + deadNode + " (" + host + "), "
+                    + "queued when that node stopped sending heartbeats, taken over by this node");
+            return Taken.HERE;
+        } finally {
+            schedule.unlock();
+        }
+    }
+
+    private enum Taken { HERE, NOT_HERE, BY_ANOTHER }
+
     private void recover() {
         if (lease.shared()) {
             // processes of this node's runs that other nodes settled while it was gone are still on this host
@@ -266,7 +406,7 @@ public final class RunEngine implements AutoCloseable {
                 LOG.log(System.Logger.Level.INFO, "killed " + reaped + " leftover processes of this node's runs "
                         + "that other nodes settled while it was gone");
             }
-            sweepLost();
+            sweepLost(true);
         }
         // one node (SQLite): every unfinished run was this engine's; several: only this node's and pre-V020 ones
         List<String> ids = lease.shared() ? log.unfinishedOf(lease.id()) : log.unfinished();

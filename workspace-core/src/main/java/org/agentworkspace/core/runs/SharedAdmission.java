@@ -106,10 +106,16 @@ final class SharedAdmission {
         return c;
     }
 
-    private static void claim(Handle h, List<String> ids) {
-        h.createUpdate("UPDATE runs SET admitted_at = " + NOW + " WHERE id IN (<ids>) AND status = 'queued' "
-                        + "AND admitted_at IS NULL")
-                .bindList("ids", ids).execute();
+    /**
+     * Gives the slots; only to runs still this node's (a run another node took over while this node's lease had
+     * expired stays with that node, docs/scale-out.md "Ownership").
+     *
+     * @return the ids that got a slot
+     */
+    private Set<String> claim(Handle h, List<String> ids) {
+        return Set.copyOf(h.createQuery("UPDATE runs SET admitted_at = " + NOW + " WHERE id IN (<ids>) AND status = "
+                        + "'queued' AND admitted_at IS NULL AND node_id = :me RETURNING id")
+                .bindList("ids", ids).bind("me", lease.id()).mapTo(String.class).list());
     }
 
     /**
@@ -165,7 +171,8 @@ final class SharedAdmission {
                 }
             }
             if (!picked.isEmpty()) {
-                claim(h, picked.stream().map(r -> r.id).toList());
+                Set<String> claimed = claim(h, picked.stream().map(r -> r.id).toList());
+                picked.removeIf(r -> !claimed.contains(r.id));
             }
             return picked;
         });

@@ -59,7 +59,8 @@ public final class Store implements AutoCloseable {
             "V014__agent_loop_review_commits.sql", "V015__agent_loop_checkpoints.sql",
             "V016__account_provider_credentials.sql", "V017__run_ownership.sql", "V018__run_worktrees.sql",
             "V019__task_isolation_and_workflow_runs.sql", "V020__nodes.sql", "V021__run_requests.sql",
-            "V022__node_roots.sql", "V023__shared_caps.sql", "V024__workflow_run_nodes.sql");
+            "V022__node_roots.sql", "V023__shared_caps.sql", "V024__workflow_run_nodes.sql",
+            "V025__run_launch_specs.sql");
     private static final Pattern MIGRATION_NAME = Pattern.compile("V(\\d{3,})__[a-z0-9_]+\\.sql");
     private static final long PG_MIGRATION_LOCK = 0x4157_5350L;
     /** Connections kept open between handles (more are opened when needed; see {@link IdleConnections}). */
