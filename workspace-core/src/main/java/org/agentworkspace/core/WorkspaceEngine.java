@@ -201,11 +201,11 @@ public final class WorkspaceEngine implements AutoCloseable {
      * This data directory's node: its id from {@code node-id} (created on first start: {@code node_} and 20 random
      * characters, written to a temporary file and renamed), and this machine's host name.
      */
-    static RunEngine.Node node(Path dataDir) {
+    static org.agentworkspace.core.runs.RunNode node(Path dataDir) {
         Path file = dataDir.resolve(NODE_ID_FILE);
         try {
             if (!java.nio.file.Files.exists(file)) {
-                String fresh = RunEngine.Node.ephemeral().id();
+                String fresh = org.agentworkspace.core.runs.RunNode.ephemeral().id();
                 Path tmp = dataDir.resolve(NODE_ID_FILE + ".tmp-" + ProcessHandle.current().pid());
                 java.nio.file.Files.writeString(tmp, fresh + "\n");
                 try {
@@ -219,7 +219,7 @@ public final class WorkspaceEngine implements AutoCloseable {
             }
             String id = java.nio.file.Files.readString(file).strip();
             try {
-                return new RunEngine.Node(id, RunEngine.Node.localHost());
+                return new org.agentworkspace.core.runs.RunNode(id, org.agentworkspace.core.runs.RunNode.localHost());
             } catch (IllegalArgumentException e) {
                 throw new IllegalStateException(file + " does not hold a node id (" + e.getMessage() + "); remove it "
                         + "to get a new one", e);

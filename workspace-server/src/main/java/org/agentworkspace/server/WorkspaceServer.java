@@ -338,7 +338,7 @@ public final class WorkspaceServer implements AutoCloseable {
             }
             // this node's roots and address, for the other nodes of a shared store (docs/scale-out.md)
             ctx.guard().nodes().orElseThrow().publish(config.node().advertised(config.host(), web.port(),
-                    org.agentworkspace.core.runs.RunEngine.Node.localHost()), engine.projects().roots().roots());
+                    org.agentworkspace.core.runs.RunNode.localHost()), engine.projects().roots().roots());
             long tWeb = System.nanoTime();
             LOG.log(System.Logger.Level.INFO, "Agent Workspace " + ctx.build().version() + " listening on http://"
                     + config.host() + ":" + web.port() + " (data in " + config.engine().dataDir() + ")");

@@ -225,7 +225,7 @@ public final class AgentRunService {
      * As {@link #start(Start)}, writing {@code along}'s rows (given the new run's id) in the transaction that stores
      * the run: both are stored or neither, and when {@code along} throws the run is never queued.
      */
-    public RunHandle start(Start s, RunEngine.WithRun along) {
+    public RunHandle start(Start s, org.agentworkspace.core.runs.WithRun along) {
         return runs.start(request(s), runs.engine().withLaunchSpec(along, launchSpec(s)));
     }
 
@@ -253,7 +253,7 @@ public final class AgentRunService {
         return o.toString();
     }
 
-    /** Rebuilds a dead node's queued run from its launch spec ({@link RunEngine.Takeover}). */
+    /** Rebuilds a dead node's queued run from its launch spec ({@link org.agentworkspace.core.runs.RunTakeover}). */
     private org.agentworkspace.core.runs.RunRequest takeOver(String runId, String spec) {
         com.fasterxml.jackson.databind.ObjectMapper mapper = org.agentworkspace.core.json.JsonMappers.shared();
         JsonNode o;

@@ -174,9 +174,9 @@ public final class AgentRuns {
 
     /**
      * As {@link #start(AgentRunRequest)}, writing {@code along}'s rows in the transaction that stores the run (both
-     * or neither; see {@link RunEngine#start(RunRequest, RunEngine.WithRun)}).
+     * or neither; see {@link RunEngine#start(RunRequest, org.agentworkspace.core.runs.WithRun)}).
      */
-    public RunHandle start(AgentRunRequest request, RunEngine.WithRun along) {
+    public RunHandle start(AgentRunRequest request, org.agentworkspace.core.runs.WithRun along) {
         return start0(request, along);
     }
 
@@ -187,7 +187,7 @@ public final class AgentRuns {
                 + "/auth/status then shows installed: true), or put its command on the service's PATH and retry";
     }
 
-    private RunHandle start0(AgentRunRequest request, RunEngine.WithRun along) {
+    private RunHandle start0(AgentRunRequest request, org.agentworkspace.core.runs.WithRun along) {
         Prepared p = prepare(request);
         RunHandle handle = engine.start(p.run(), along);
         runKeys.put(handle.id(), p.keys());
@@ -197,7 +197,7 @@ public final class AgentRuns {
 
     /**
      * The engine request of run {@code runId}, queued by a node that died, rebuilt on this node to take it over
-     * ({@link RunEngine.Takeover}): the same checks, credential (resolved again by account) and launch plan as a
+     * ({@link org.agentworkspace.core.runs.RunTakeover}): the same checks, credential (resolved again by account) and launch plan as a
      * start.
      */
     RunRequest takeOver(String runId, AgentRunRequest request) {

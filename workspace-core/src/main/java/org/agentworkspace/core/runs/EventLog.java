@@ -373,7 +373,7 @@ final class EventLog implements AutoCloseable {
      * Writes the run row, its first entry ({@code queued}) and {@code along}'s rows (null: none) in one
      * transaction, outside the batch writer.
      */
-    void insertRun(RunInfo info, RunOwner owner, String nodeId, RunEntry first, RunEngine.WithRun along) {
+    void insertRun(RunInfo info, RunOwner owner, String nodeId, RunEntry first, WithRun along) {
         store.write(h -> {
             h.createUpdate("INSERT INTO runs (id, provider, status, created_at, metadata, account_id, project, "
                             + "task_id, origin, session_id, outcome_known, node_id) VALUES (:id, :provider, :status, "

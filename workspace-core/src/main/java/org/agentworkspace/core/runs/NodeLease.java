@@ -30,7 +30,7 @@ final class NodeLease implements AutoCloseable {
     private static final Duration RESTART_WINDOW = Duration.ofMinutes(10);
 
     private final Store store;
-    private final RunEngine.Node node;
+    private final RunNode node;
     private final Clock clock;
     private final boolean shared;
     private final ArrayDeque<Long> recentRestarts = new ArrayDeque<>();
@@ -41,7 +41,7 @@ final class NodeLease implements AutoCloseable {
     /** System.nanoTime() of the last heartbeat that reached the store. */
     private volatile long lastBeat = System.nanoTime();
 
-    NodeLease(Store store, RunEngine.Node node, Clock clock) {
+    NodeLease(Store store, RunNode node, Clock clock) {
         this.store = store;
         this.node = node;
         this.clock = clock;

@@ -7,13 +7,8 @@ import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.temporal.ChronoUnit;
-import java.util.ArrayDeque;
 import java.util.ArrayList;
-import java.util.HashMap;
-import java.util.HashSet;
-import java.util.Iterator;
 import java.util.List;
-import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
@@ -51,7 +46,7 @@ public final class RunEngine implements AutoCloseable {
     private static final String ID_ALPHABET = "0123456789abcdefghijklmnopqrstuvwxyz";
     private static final Duration CLOSE_WAIT = Duration.ofSeconds(30);
     static final String RESTARTED = "server restarted";
-    /** The reason of the status entry a run gets when another node takes it over ({@link Takeover}). */
+    /** The reason of the status entry a run gets when another node takes it over ({@link RunTakeover}). */
     public static final String TAKEN_OVER = "taken_over";
     static final String STOPPED = "engine stopped";
     /**
@@ -70,37 +65,34 @@ public final class RunEngine implements AutoCloseable {
     /** 429: the run's account already has {@link RunSettings#maxQueuedPerAccount()} runs waiting. */
     public static final String TOO_MANY_QUEUED_RUNS = "TOO_MANY_QUEUED_RUNS";
 
-    private final Store store;
-    private final RunSettings settings;
-    private final Clock clock;
-    private final Json json = new Json();
-    private final EventLog log;
-    private final ProcessTree tree = new ProcessTree();
+    final Store store;
+    final RunSettings settings;
+    final Clock clock;
+    final Json json = new Json();
+    final EventLog log;
+    final ProcessTree tree = new ProcessTree();
     private final Optional<Path> setsid;
     private final SecureRandom random = new SecureRandom();
 
-    private final ConcurrentHashMap<String, ActiveRun> active = new ConcurrentHashMap<>();
+    final ConcurrentHashMap<String, ActiveRun> active = new ConcurrentHashMap<>();
     private final List<RunObserver> observers = new java.util.concurrent.CopyOnWriteArrayList<>();
-    private final ReentrantLock schedule = new ReentrantLock();
-    private final ArrayDeque<ActiveRun> queue = new ArrayDeque<>();
-    private final Map<String, Integer> runningByProvider = new HashMap<>();
-    private final Map<String, Integer> queuedByAccount = new HashMap<>();
-    private final Map<String, Integer> runningByAccount = new HashMap<>();
-    private int running;
-    private boolean closed;
+    final ReentrantLock schedule = new ReentrantLock();
+    boolean closed;
     /** Rebuilds a dead node's queued run from its launch spec (null: none registered, such runs are settled). */
-    private volatile Takeover takeover;
-    private java.util.concurrent.ScheduledExecutorService sweeper;
-    private final NodeLease lease;
+    volatile RunTakeover takeover;
+    private final RetentionSweeps retentions;
+    final NodeLease lease;
     private final RunWakeups wakeups;
-    private final RunRequests requests;
+    final RunRequests requests;
+    /** What this node does with the other nodes of a shared store: recovery, dead nodes' runs, remote requests. */
+    final RunNodes nodes;
     /** The caps counted in the store when several nodes share it (PostgreSQL); unused on SQLite. */
     private final SharedAdmission admission;
-    private final OpenStreams openStreams;
-    private final java.util.concurrent.atomic.AtomicBoolean admitPending =
-            new java.util.concurrent.atomic.AtomicBoolean();
+    final OpenStreams openStreams;
+    /** The runs waiting here and the counts of those running (the schedule lock guards it). */
+    final RunQueue queue;
 
-    private RunEngine(Store store, RunSettings settings, Clock clock, Node node) {
+    private RunEngine(Store store, RunSettings settings, Clock clock, RunNode node) {
         this.store = store;
         this.settings = settings;
         this.clock = clock;
@@ -114,47 +106,9 @@ public final class RunEngine implements AutoCloseable {
         requests.handle(RunRequests.CLOSE_INPUT, (runId, payload) -> String.valueOf(closeInputHere(runId)));
         this.admission = new SharedAdmission(store, lease, settings);
         this.openStreams = new OpenStreams(store, lease);
-    }
-
-    /**
-     * Carries out a request of kind {@code kind} for a run held by this engine, made on this node or another one
-     * ({@link #request}). Runs on the caller's thread (local) or on the node's request worker (remote): it must
-     * return quickly.
-     */
-    @FunctionalInterface
-    public interface RequestHandler {
-        /**
-         * @return the result given to the requester
-         * @throws WorkspaceException a refusal, given to the requester as the same exception type, code and message
-         */
-        String handle(String runId, String payload);
-    }
-
-    /**
-     * Who executes runs: a node's id (stable across its restarts, so a restarted node recognises its own runs) and
-     * its host name.
-     */
-    public record Node(String id, String host) {
-        public Node {
-            if (id == null || !id.matches("[A-Za-z0-9_.-]{1,64}")) {
-                throw new IllegalArgumentException("a node id is 1..64 letters, digits, '_', '.', '-'");
-            }
-            host = host == null || host.isBlank() ? "unknown" : host;
-        }
-
-        /** A node id of its own for this engine only (an embedder without a data directory, tests). */
-        public static Node ephemeral() {
-            return new Node("node_" + Long.toString(new SecureRandom().nextLong() & Long.MAX_VALUE, 36), localHost());
-        }
-
-        /** This machine's host name, "unknown" when it cannot be found. */
-        public static String localHost() {
-            try {
-                return java.net.InetAddress.getLocalHost().getHostName();
-            } catch (java.io.IOException | RuntimeException e) {
-                return System.getenv().getOrDefault("HOSTNAME", "unknown");
-            }
-        }
+        this.nodes = new RunNodes(this);
+        this.queue = new RunQueue(this, settings, admission);
+        this.retentions = new RetentionSweeps(log, clock);
     }
 
     /**
@@ -165,25 +119,25 @@ public final class RunEngine implements AutoCloseable {
      * ({@code node_lost} after 30 s), not at this open; {@code WorkspaceEngine} keeps its node id in the data folder.
      */
     public static RunEngine open(Store store, RunSettings settings, Clock clock) {
-        return open(store, settings, clock, Node.ephemeral());
+        return open(store, settings, clock, RunNode.ephemeral());
     }
 
     /**
      * Opens the engine as node {@code node}: registers the node, recovers this node's runs a previous process left
      * unfinished, settles runs of dead nodes (PostgreSQL), starts the heartbeat (PostgreSQL), then accepts runs.
      */
-    public static RunEngine open(Store store, RunSettings settings, Clock clock, Node node) {
+    public static RunEngine open(Store store, RunSettings settings, Clock clock, RunNode node) {
         RunEngine engine = new RunEngine(Objects.requireNonNull(store, "store"),
                 Objects.requireNonNull(settings, "settings"), Objects.requireNonNull(clock, "clock"),
                 Objects.requireNonNull(node, "node"));
         engine.lease.register();
         engine.openStreams.forgetOwn();
-        engine.recover();
+        engine.nodes.recover();
         engine.log.start();
         engine.wakeups.onSlotFreed(engine::admitSoon);
         engine.wakeups.start();
         engine.requests.start();
-        engine.lease.start(engine::afterBeat);
+        engine.lease.start(engine.nodes::afterBeat);
         return engine;
     }
 
@@ -212,24 +166,6 @@ public final class RunEngine implements AutoCloseable {
         return lease.healthy() && requests.healthy();
     }
 
-    /**
-     * After each heartbeat: settles the runs of dead nodes, and fences this node when its own heartbeat has not
-     * reached the store for half the lease (its runs are stopped before another node may settle them).
-     */
-    private void afterBeat() {
-        Duration since = lease.sinceLastBeat();
-        if (since.compareTo(NodeLease.LEASE.dividedBy(2)) > 0 && !active.isEmpty()) {
-            LOG.log(System.Logger.Level.ERROR, "this node's heartbeat has not reached the store for "
-                    + since.toSeconds() + " s; stopping its " + active.size() + " runs before other nodes settle them");
-            for (ActiveRun r : active.values()) {
-                r.requestStop(new ActiveRun.Stop(RunStatus.FAILED, NodeLease.NODE_LOST));
-            }
-        }
-        sweepLost();
-        // a slot freed on another node whose notice was lost, or freed by a node's death
-        admitSoon();
-        openStreams.sweep();
-    }
 
     /** The per-account caps on open streams counted over every node of a shared store (docs/scale-out.md). */
     public OpenStreams openStreams() {
@@ -237,27 +173,10 @@ public final class RunEngine implements AutoCloseable {
     }
 
     /**
-     * Rebuilds a run another node accepted and could not start (it died with the run queued) from the launch spec
-     * stored with it ({@link #withLaunchSpec}), so that this node can queue it under the same id. The request's
-     * process is built here, its credential resolved again by account, as any start does.
-     */
-    @FunctionalInterface
-    public interface Takeover {
-        /**
-         * @param runId the run's id (its parser is bound to it by the engine)
-         * @param spec  the launch spec as stored
-         * @return the request to queue
-         * @throws RuntimeException the run cannot be started on this node (its project folder is not here, its
-         *                          provider is unknown …): the message is the reason given with {@code node_lost}
-         */
-        RunRequest rebuild(String runId, String spec);
-    }
-
-    /**
      * Registers the one rebuilder of taken-over runs (the agent service's; a later call replaces it). Without one, a
      * dead node's queued runs are settled {@code node_lost} like its running ones.
      */
-    public void onTakeover(Takeover rebuild) {
+    public void onTakeover(RunTakeover rebuild) {
         this.takeover = rebuild;
     }
 
@@ -267,16 +186,7 @@ public final class RunEngine implements AutoCloseable {
      * secret. On SQLite (one node) nothing is stored: there is no other node.
      */
     public WithRun withLaunchSpec(WithRun along, String spec) {
-        if (!lease.shared() || spec == null) {
-            return along;
-        }
-        return (h, runId) -> {
-            if (along != null) {
-                along.write(h, runId);
-            }
-            h.createUpdate("UPDATE runs SET launch_spec = :spec WHERE id = :id").bind("spec", spec)
-                    .bind("id", runId).execute();
-        };
+        return nodes.withLaunchSpec(along, spec);
     }
 
     /**
@@ -287,7 +197,7 @@ public final class RunEngine implements AutoCloseable {
      * @return how many runs this call settled or took over
      */
     int sweepLost() {
-        return sweepLost(false);
+        return nodes.sweepLost(false);
     }
 
     /**
@@ -298,131 +208,7 @@ public final class RunEngine implements AutoCloseable {
         lease.stopWorker();
     }
 
-    /**
-     * @param atOpen the sweep of {@link #open}: it runs before the service that rebuilds runs has registered its
-     *               {@link Takeover}, so a queued run with a launch spec is left for the heartbeat's sweep (5 s
-     *               later) rather than settled
-     */
-    private int sweepLost(boolean atOpen) {
-        if (!lease.shared()) {
-            return 0;
-        }
-        int n = 0;
-        for (String[] lost : lease.lostRuns()) {
-            String runId = lost[0];
-            String nodeId = lost[1];
-            String host = lease.hostOf(nodeId);
-            String notTaken = null;
-            Takeover rebuild = takeover;
-            boolean queued = RunStatus.QUEUED.wireName().equals(lost[2]);
-            if (atOpen && rebuild == null && queued && log.launchSpec(runId) != null) {
-                continue;
-            }
-            if (rebuild != null && queued) {
-                String spec = log.launchSpec(runId);
-                if (spec == null) {
-                    notTaken = "it was queued without a launch spec, so no other node can start it";
-                } else {
-                    RunRequest request;
-                    try {
-                        request = rebuild.rebuild(runId, spec);
-                    } catch (RuntimeException e) {
-                        request = null;
-                        notTaken = "node " + nodeId() + " could not start it: " + e.getMessage();
-                    }
-                    if (request != null) {
-                        Taken taken = takeOver(runId, nodeId, host, request);
-                        if (taken == Taken.BY_ANOTHER) {
-                            continue; // another node took it, or it ended meanwhile
-                        }
-                        if (taken == Taken.HERE) {
-                            n++;
-                            continue;
-                        }
-                        notTaken = "node " + nodeId() + " is stopping";
-                    }
-                }
-            }
-            com.fasterxml.jackson.databind.node.ObjectNode status = json.object()
-                    .put("status", RunStatus.FAILED.wireName()).put("reason", NodeLease.NODE_LOST)
-                    .put("node", nodeId).put("host", host);
-            if (notTaken != null) {
-                status.put("detail", "not taken over: " + notTaken);
-            }
-            String payload = status.toString();
-            if (log.settleLost(runId, nodeId, payload, clock.instant(), lease)) {
-                n++;
-                LOG.log(System.Logger.Level.WARNING, "run " + runId + " of node " + nodeId + " (" + host
-                        + ") marked failed: that node sent no heartbeat for " + NodeLease.LEASE.toSeconds() + " s");
-            }
-        }
-        return n;
-    }
 
-    /**
-     * Takes over queued run {@code runId} of dead node {@code deadNode}: claims it in the store (one node wins), then
-     * queues it here under the same id through the one queue and admission path of {@link #start}.
-     *
-     * @return {@link Taken#HERE} when taken and queued here; {@link Taken#NOT_HERE} when this engine is closed (not
-     *         claimed); {@link Taken#BY_ANOTHER} when another node took it or it is no longer queued
-     */
-    private Taken takeOver(String runId, String deadNode, String host, RunRequest request) {
-        schedule.lock();
-        try {
-            if (closed) {
-                return Taken.NOT_HERE;
-            }
-            Instant now = clock.instant().truncatedTo(ChronoUnit.MILLIS);
-            String payload = json.object().put("status", RunStatus.QUEUED.wireName()).put("reason", TAKEN_OVER)
-                    .put("from", deadNode).put("fromHost", host).put("node", nodeId()).toString();
-            long seq = log.takeOver(runId, deadNode, nodeId(), payload, now, lease);
-            if (seq < 0) {
-                return Taken.BY_ANOTHER;
-            }
-            request.parser().bind(runId);
-            RunOwner owner = request.owner() != null ? request.owner() : RunOwner.NONE;
-            ActiveRun run = new ActiveRun(runId, request.withOwner(owner), seq + 1, this::ended);
-            run.startsAt(seq);
-            active.put(runId, run);
-            run.committed(List.of(new RunEntry(runId, seq, EntryKind.STATUS, payload, now)), json);
-            queue.add(run);
-            count(queuedByAccount, request.account(), 1);
-            scheduleLocked();
-            LOG.log(System.Logger.Level.WARNING, "run " + runId + " of node " + deadNode + " (" + host + "), "
-                    + "queued when that node stopped sending heartbeats, taken over by this node");
-            return Taken.HERE;
-        } finally {
-            schedule.unlock();
-        }
-    }
-
-    private enum Taken { HERE, NOT_HERE, BY_ANOTHER }
-
-    private void recover() {
-        if (lease.shared()) {
-            // processes of this node's runs that other nodes settled while it was gone are still on this host
-            int reaped = tree.killOrphans(new HashSet<>(log.settledAsLost(lease.id())), RunProcess.KILL_DEADLINE);
-            if (reaped > 0) {
-                LOG.log(System.Logger.Level.INFO, "killed " + reaped + " leftover processes of this node's runs "
-                        + "that other nodes settled while it was gone");
-            }
-            sweepLost(true);
-        }
-        // one node (SQLite): every unfinished run was this engine's; several: only this node's and pre-V020 ones
-        List<String> ids = lease.shared() ? log.unfinishedOf(lease.id()) : log.unfinished();
-        if (ids.isEmpty()) {
-            return;
-        }
-        int killed = tree.killOrphans(new HashSet<>(ids), RunProcess.KILL_DEADLINE);
-        for (String id : ids) {
-            Instant now = clock.instant();
-            String payload = json.object().put("status", RunStatus.FAILED.wireName()).put("reason", RESTARTED)
-                    .toString();
-            log.endOrphan(id, RunStatus.FAILED, payload, RESTARTED, now);
-        }
-        LOG.log(System.Logger.Level.INFO, "marked " + ids.size() + " runs cut off by a restart as failed"
-                + (killed > 0 ? "; killed " + killed + " of their processes that were still alive" : ""));
-    }
 
     /**
      * Accepts a run: stores it as {@code queued} (entry 1) and starts it as soon as the limits allow.
@@ -435,15 +221,6 @@ public final class RunEngine implements AutoCloseable {
      */
     public RunHandle start(RunRequest request) {
         return start(request, null);
-    }
-
-    /**
-     * Rows stored in the same transaction as a new run's row (given the new run's id): both are stored or neither,
-     * and a run whose rows could not be written is never queued.
-     */
-    @FunctionalInterface
-    public interface WithRun {
-        void write(org.jdbi.v3.core.Handle h, String runId);
     }
 
     /**
@@ -463,8 +240,8 @@ public final class RunEngine implements AutoCloseable {
             String account = request.account();
             // a run that can start at once never waits, so only a run that would queue counts against the cap
             // (on a shared store the count is of every node's waiting runs, taken in the insert's transaction)
-            if (!admission.shared() && account != null && wouldWait(request)
-                    && queuedByAccount.getOrDefault(account, 0) >= settings.maxQueuedPerAccount()) {
+            if (!admission.shared() && account != null && queue.wouldWait(request)
+                    && queue.queuedOf(account) >= settings.maxQueuedPerAccount()) {
                 throw new WorkspaceException.RateLimited(TOO_MANY_QUEUED_RUNS, "this account already has "
                         + settings.maxQueuedPerAccount() + " runs waiting to start; wait for them or cancel some", 5);
             }
@@ -493,16 +270,14 @@ public final class RunEngine implements AutoCloseable {
             active.put(id, run);
             run.committed(List.of(first), json);
             queue.add(run);
-            count(queuedByAccount, account, 1);
             if (!admission.shared()) {
-                scheduleLocked();
+                queue.schedule();
             } else if (admitted[0]) {
                 admission.holds(id);
-                queue.remove(run);
-                launchLocked(run);
+                queue.launchNow(run);
             } else if (!nothingWaits) {
                 // runs wait before it here; one of another provider or account may still fit
-                scheduleLocked();
+                queue.schedule();
             }
             return new RunHandle(this, id);
         } finally {
@@ -510,92 +285,17 @@ public final class RunEngine implements AutoCloseable {
         }
     }
 
-    /** Whether a new run would have to wait in the queue (called under the schedule lock). */
-    private boolean wouldWait(RunRequest request) {
-        return !queue.isEmpty() || running >= settings.globalLimit()
-                || runningByProvider.getOrDefault(request.provider(), 0) >= settings.limitFor(request.provider())
-                || (request.account() != null
-                        && runningByAccount.getOrDefault(request.account(), 0) >= settings.activeLimitPerAccount());
-    }
-
-    private static void count(Map<String, Integer> counts, String key, int delta) {
-        if (key != null) {
-            counts.merge(key, delta, (a, b) -> a + b == 0 ? null : a + b);
-        }
-    }
-
-    /**
-     * Starts queued runs while the limits allow; FIFO per provider, a provider or an account at its limit does not
-     * block others.
-     */
-    private void scheduleLocked() {
-        if (admission.shared()) {
-            for (ActiveRun r : admission.admit(List.copyOf(queue))) {
-                queue.remove(r);
-                launchLocked(r);
-            }
-            return;
-        }
-        Iterator<ActiveRun> it = queue.iterator();
-        while (it.hasNext() && running < settings.globalLimit()) {
-            ActiveRun r = it.next();
-            int now = runningByProvider.getOrDefault(r.provider(), 0);
-            if (now >= settings.limitFor(r.provider())) {
-                continue;
-            }
-            if (r.account() != null
-                    && runningByAccount.getOrDefault(r.account(), 0) >= settings.activeLimitPerAccount()) {
-                continue;
-            }
-            it.remove();
-            launchLocked(r);
-        }
-    }
-
-    /** Starts a run that left the queue with a slot (called under the schedule lock). */
-    private void launchLocked(ActiveRun r) {
-        count(queuedByAccount, r.account(), -1);
-        count(runningByAccount, r.account(), 1);
-        running++;
-        runningByProvider.merge(r.provider(), 1, Integer::sum);
-        Thread.ofVirtual().name("aw-run-" + r.id).start(new RunProcess(this, r));
-    }
-
-    /**
-     * Shared store: tries, on a thread of its own, to give slots to this node's waiting runs (a slot was freed here
-     * or on another node). Calls that arrive while one is pending are folded into it.
-     */
-    private void admitSoon() {
-        if (!admission.shared() || !admitPending.compareAndSet(false, true)) {
-            return;
-        }
-        Thread.ofVirtual().name("aw-run-admit").start(() -> {
-            admitPending.set(false);
-            schedule.lock();
-            try {
-                if (!closed && !queue.isEmpty()) {
-                    scheduleLocked();
-                }
-            } catch (RuntimeException e) {
-                LOG.log(System.Logger.Level.WARNING, "could not start waiting runs; trying again at the next "
-                        + "heartbeat: " + e);
-            } finally {
-                schedule.unlock();
-            }
-        });
+    /** Shared store: tries soon to give slots to this node's waiting runs (a slot was freed here or elsewhere). */
+    void admitSoon() {
+        queue.admitSoon();
     }
 
     /** Called by a run's supervisor when its process tree is gone and its terminal status is appended. */
     void released(ActiveRun run) {
         schedule.lock();
         try {
-            running--;
-            runningByProvider.merge(run.provider(), -1, Integer::sum);
-            count(runningByAccount, run.account(), -1);
             // shared store: the slot is free once the run's terminal status is committed (ended), not before
-            if (!closed && !admission.shared()) {
-                scheduleLocked();
-            }
+            queue.released(run);
         } finally {
             schedule.unlock();
         }
@@ -625,7 +325,7 @@ public final class RunEngine implements AutoCloseable {
     public boolean cancel(String runId, Runnable beforeKill) {
         if (!active.containsKey(runId)) {
             // another node's run: that node cancels it (beforeKill is this node's and is not run)
-            return remote(runId, RunRequests.CANCEL, "").map(Boolean::parseBoolean).orElse(false);
+            return nodes.remote(runId, RunRequests.CANCEL, "").map(Boolean::parseBoolean).orElse(false);
         }
         return cancelHere(runId, beforeKill);
     }
@@ -639,7 +339,6 @@ public final class RunEngine implements AutoCloseable {
         schedule.lock();
         try {
             if (queue.remove(run)) {
-                count(queuedByAccount, run.account(), -1);
                 endQueued(run, RunStatus.CANCELLED, "cancelled while queued");
                 return true;
             }
@@ -675,7 +374,7 @@ public final class RunEngine implements AutoCloseable {
     public boolean write(String runId, String text) {
         Objects.requireNonNull(text, "text");
         if (!active.containsKey(runId)) {
-            return remote(runId, RunRequests.WRITE, text).map(Boolean::parseBoolean).orElse(false);
+            return nodes.remote(runId, RunRequests.WRITE, text).map(Boolean::parseBoolean).orElse(false);
         }
         return writeHere(runId, text);
     }
@@ -700,7 +399,7 @@ public final class RunEngine implements AutoCloseable {
      */
     public boolean closeInput(String runId) {
         if (!active.containsKey(runId)) {
-            return remote(runId, RunRequests.CLOSE_INPUT, "").map(Boolean::parseBoolean).orElse(false);
+            return nodes.remote(runId, RunRequests.CLOSE_INPUT, "").map(Boolean::parseBoolean).orElse(false);
         }
         return closeInputHere(runId);
     }
@@ -720,7 +419,7 @@ public final class RunEngine implements AutoCloseable {
      * engine's own ({@link #cancel}, {@link #write}, {@link #closeInput} route them). A second registration of a
      * kind replaces the first.
      */
-    public void handleRequests(String kind, RequestHandler handler) {
+    public void handleRequests(String kind, RunRequestHandler handler) {
         requests.handle(Objects.requireNonNull(kind, "kind"), Objects.requireNonNull(handler, "handler"));
     }
 
@@ -740,11 +439,11 @@ public final class RunEngine implements AutoCloseable {
     public Optional<String> request(String runId, String kind, String payload) {
         Objects.requireNonNull(payload, "payload");
         if (active.containsKey(runId)) {
-            RequestHandler h = requests.handler(kind).orElseThrow(() ->
+            RunRequestHandler h = requests.handler(kind).orElseThrow(() ->
                     new IllegalArgumentException("no handler of '" + kind + "' requests"));
             return Optional.ofNullable(h.handle(runId, payload));
         }
-        return remote(runId, kind, payload);
+        return nodes.remote(runId, kind, payload);
     }
 
     /**
@@ -768,17 +467,7 @@ public final class RunEngine implements AutoCloseable {
      * schedule. Nothing is sent on SQLite (one node).
      */
     public void signal(String topic) {
-        if (!lease.shared()) {
-            return;
-        }
-        store.write(h -> {
-            try {
-                RunWakeups.signal(h.getConnection(), store.dialect(), List.of("sig:" + topic));
-            } catch (java.sql.SQLException e) {
-                throw new IllegalStateException("the signal could not be sent", e);
-            }
-            return null;
-        });
+        nodes.signal(topic);
     }
 
     /**
@@ -794,61 +483,6 @@ public final class RunEngine implements AutoCloseable {
         return active.containsKey(runId);
     }
 
-    /**
-     * A request for a run this engine does not hold: to the node that runs it. Empty when the run has ended, is
-     * this node's own (it ended a moment ago), or its node is dead (its runs are settled here first); on SQLite
-     * there is one node, so always empty.
-     */
-    private Optional<String> remote(String runId, String kind, String payload) {
-        Optional<String[]> owner = log.statusAndNode(runId);
-        if (owner.isEmpty()) {
-            throw notFound(runId);
-        }
-        String status = owner.get()[0];
-        String node = owner.get()[1];
-        if (!lease.shared() || RunStatus.ofWireName(status).terminal() || node == null || node.equals(lease.id())) {
-            return Optional.empty();
-        }
-        Duration silent = lease.silence(node).orElse(NodeLease.LEASE.plusSeconds(1));
-        if (silent.compareTo(NodeLease.LEASE) > 0) {
-            // dead: its runs are settled now (the same conditional settle as the heartbeat's sweep)
-            sweepLost();
-            if (log.find(runId).map(i -> i.status().terminal()).orElse(true)) {
-                return Optional.empty();
-            }
-        }
-        if (silent.compareTo(RunRequests.SILENT) > 0) {
-            throw nodeLost(node, silent);
-        }
-        Optional<RunRequests.Answer> a;
-        try {
-            a = requests.send(runId, node, kind, payload, REQUEST_WAIT);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new WorkspaceException.Unavailable(RUN_NODE_NOT_ANSWERING, "interrupted while waiting for the "
-                    + "node running this run", e);
-        }
-        if (a.isEmpty()) {
-            Duration now = lease.silence(node).orElse(NodeLease.LEASE.plusSeconds(1));
-            if (now.compareTo(RunRequests.SILENT) > 0) {
-                throw nodeLost(node, now);
-            }
-            throw new WorkspaceException.Unavailable(RUN_NODE_NOT_ANSWERING, "the node running this run (" + node
-                    + " on " + lease.hostOf(node) + ") did not take the request within " + REQUEST_WAIT.toSeconds()
-                    + " s; it was withdrawn and will not be carried out: try again", null);
-        }
-        if (!a.get().done()) {
-            throw requests.refusal(a.get().result());
-        }
-        return Optional.ofNullable(a.get().result());
-    }
-
-    private WorkspaceException nodeLost(String node, Duration silent) {
-        return new WorkspaceException.Unavailable(RUN_NODE_LOST, "the node running this run (" + node + " on "
-                + lease.hostOf(node) + ") has sent no heartbeat for " + silent.toSeconds() + " s and cannot be "
-                + "reached; the run will be marked failed (node_lost) once the node's " + NodeLease.LEASE.toSeconds()
-                + " s lease has expired", null);
-    }
 
     /**
      * Appends an event of the caller's own to a running run's log (kind {@code event}, the JSON object as is), in
@@ -999,27 +633,12 @@ public final class RunEngine implements AutoCloseable {
     }
 
     /**
-     * Starts the periodic retention sweep ({@link RunRetention}): the first sweep a few seconds from now (or after
-     * {@code every}, whichever is sooner), then every {@code every}. A failing sweep is logged and the next one runs
-     * as planned, so the sweep never stops by itself; {@link #close()} stops it. Calling this again replaces the
-     * previous schedule.
+     * Starts the periodic retention sweep ({@link RunRetention}): the first a few seconds from now (or after
+     * {@code every}, whichever is sooner), then every {@code every}; a failing sweep is logged and the next runs as
+     * planned; {@link #close()} stops it. Calling this again replaces the previous schedule.
      */
-    public synchronized void retain(RunRetention retention) {
-        Objects.requireNonNull(retention, "retention");
-        if (sweeper != null) {
-            sweeper.shutdownNow();
-        }
-        sweeper = java.util.concurrent.Executors.newSingleThreadScheduledExecutor(r -> Thread.ofPlatform().daemon()
-                .name("aw-run-retention").unstarted(r));
-        long every = retention.every().toMillis();
-        sweeper.scheduleWithFixedDelay(() -> {
-            try {
-                sweep(retention);
-            } catch (Throwable t) {
-                // never rethrown: an exception would cancel every later sweep
-                LOG.log(System.Logger.Level.WARNING, "run retention sweep failed; retrying in " + retention.every(), t);
-            }
-        }, Math.min(every, 5_000), every, java.util.concurrent.TimeUnit.MILLISECONDS);
+    public void retain(RunRetention retention) {
+        retentions.start(retention);
     }
 
     /**
@@ -1029,19 +648,7 @@ public final class RunEngine implements AutoCloseable {
      * @return how many runs were deleted
      */
     public int sweep(RunRetention retention) {
-        long before = clock.instant().minus(retention.maxAge()).toEpochMilli();
-        int total = 0;
-        while (true) {
-            int n = log.deleteEnded(before, retention.maxCount(), 500);
-            total += n;
-            if (n < 500) {
-                break;
-            }
-        }
-        if (total > 0) {
-            LOG.log(System.Logger.Level.INFO, "run retention: deleted " + total + " ended runs");
-        }
-        return total;
+        return retentions.sweep(retention);
     }
 
     /** Counters of this engine since it opened. */
@@ -1050,7 +657,7 @@ public final class RunEngine implements AutoCloseable {
         int q;
         schedule.lock();
         try {
-            r = running;
+            r = queue.running();
             q = queue.size();
         } finally {
             schedule.unlock();
@@ -1069,11 +676,7 @@ public final class RunEngine implements AutoCloseable {
      */
     @Override
     public void close() {
-        synchronized (this) {
-            if (sweeper != null) {
-                sweeper.shutdownNow();
-            }
-        }
+        retentions.close();
         List<ActiveRun> queued;
         schedule.lock();
         try {
@@ -1081,9 +684,7 @@ public final class RunEngine implements AutoCloseable {
                 return;
             }
             closed = true;
-            queued = new ArrayList<>(queue);
-            queue.clear();
-            queuedByAccount.clear();
+            queued = queue.drain();
         } finally {
             schedule.unlock();
         }
@@ -1245,7 +846,7 @@ public final class RunEngine implements AutoCloseable {
         }
     }
 
-    private static WorkspaceException.NotFound notFound(String runId) {
+    static WorkspaceException.NotFound notFound(String runId) {
         return new WorkspaceException.NotFound(ErrorCodes.NOT_FOUND, "no such run");
     }
 

@@ -48,7 +48,7 @@ final class RunRequests implements AutoCloseable {
     private final RunWakeups wakeups;
     private final Json json;
     private final Clock clock;
-    private final Map<String, RunEngine.RequestHandler> handlers = new ConcurrentHashMap<>();
+    private final Map<String, RunRequestHandler> handlers = new ConcurrentHashMap<>();
     private volatile boolean closed;
     private Thread worker;
     private long lastCleanup;
@@ -62,11 +62,11 @@ final class RunRequests implements AutoCloseable {
     }
 
     /** Registers (or replaces) the handler of a kind. */
-    void handle(String kind, RunEngine.RequestHandler handler) {
+    void handle(String kind, RunRequestHandler handler) {
         handlers.put(kind, handler);
     }
 
-    Optional<RunEngine.RequestHandler> handler(String kind) {
+    Optional<RunRequestHandler> handler(String kind) {
         return Optional.ofNullable(handlers.get(kind));
     }
 
@@ -215,7 +215,7 @@ final class RunRequests implements AutoCloseable {
             String state;
             String result;
             try {
-                RunEngine.RequestHandler h = handlers.get(kind);
+                RunRequestHandler h = handlers.get(kind);
                 if (h == null) {
                     throw new WorkspaceException.Validation(ErrorCodes.VALIDATION_FAILED, "the run's node does not "
                             + "know requests of kind '" + kind + "' (is it an older version?)");

@@ -66,7 +66,7 @@ class PostgresPermissionNodesTest {
         Store s = Store.open(url);
         open.add(s);
         RunEngine e = RunEngine.open(s, RunSettings.defaults().withKillGrace(Duration.ofMillis(500))
-                .withPollInterval(Duration.ofSeconds(5)), Clock.systemUTC(), new RunEngine.Node(id, "test-host"));
+                .withPollInterval(Duration.ofSeconds(5)), Clock.systemUTC(), new org.agentworkspace.core.runs.RunNode(id, "test-host"));
         open.add(e);
         long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
         while (!e.listeningToOtherNodes() && System.nanoTime() < deadline) {

@@ -323,7 +323,7 @@ abstract class AbstractRunStoreTest {
     @Test
     void rowsWrittenAlongWithARunAreStoredWithItOrNeitherIs() throws Exception {
         // the CI repair plan's shape: the plan row names the run, both in the transaction that stores the run
-        RunEngine.WithRun plan = (h, runId) -> h.createUpdate("INSERT INTO agent_loop_ci_plans (id, project_id, "
+        WithRun plan = (h, runId) -> h.createUpdate("INSERT INTO agent_loop_ci_plans (id, project_id, "
                         + "run_id, agent_type, log_bytes, log_lines_used, created_at) VALUES ('plan_x', 'p', :run, "
                         + "'codex', 1, 1, 1)").bind("run", runId).execute();
         RunHandle first = engine.start(RunRequest.of("codex", fx.script("quiet", "true"), LineParser.none()), plan);

@@ -54,7 +54,7 @@ class PostgresNodesTest {
 
     RunEngine engine(Store store, String nodeId) {
         RunEngine e = RunEngine.open(store, AbstractRunStoreTest.settings(), Clock.systemUTC(),
-                new RunEngine.Node(nodeId, "test-host"));
+                new RunNode(nodeId, "test-host"));
         open.add(e);
         return e;
     }
@@ -105,7 +105,7 @@ class PostgresNodesTest {
         RunEngine a = engine(store(), "node_a");
         Store sb = store();
         RunEngine b = RunEngine.open(sb, AbstractRunStoreTest.settings().withPollInterval(Duration.ofSeconds(5)),
-                Clock.systemUTC(), new RunEngine.Node("node_b", "test-host"));
+                Clock.systemUTC(), new RunNode("node_b", "test-host"));
         open.add(b);
         long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
         while (!b.listeningToOtherNodes() && System.nanoTime() < deadline) {

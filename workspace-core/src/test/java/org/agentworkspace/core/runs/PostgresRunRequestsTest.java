@@ -57,7 +57,7 @@ class PostgresRunRequestsTest {
     /** A node whose readers poll only every 5 s: what arrives sooner was woken by a notice. */
     RunEngine node(String nodeId) throws InterruptedException {
         RunEngine e = RunEngine.open(store(), AbstractRunStoreTest.settings().withPollInterval(Duration.ofSeconds(5)),
-                Clock.systemUTC(), new RunEngine.Node(nodeId, "test-host"));
+                Clock.systemUTC(), new RunNode(nodeId, "test-host"));
         open.add(e);
         long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
         while (!e.listeningToOtherNodes() && System.nanoTime() < deadline) {
@@ -124,7 +124,7 @@ class PostgresRunRequestsTest {
     void aQueuedRunOfAnotherNodeIsCancelledToo() throws Exception {
         RunFixtures fx = new RunFixtures(tmp);
         RunEngine a = RunEngine.open(store(), AbstractRunStoreTest.settings().withLimits(1, java.util.Map.of()),
-                Clock.systemUTC(), new RunEngine.Node("node_a", "test-host"));
+                Clock.systemUTC(), new RunNode("node_a", "test-host"));
         open.add(a);
         RunEngine b = node("node_b");
         RunHandle first = a.start(RunFixtures.request(fx.claude("AW_FAKE_SILENCE_MS", "60000")));

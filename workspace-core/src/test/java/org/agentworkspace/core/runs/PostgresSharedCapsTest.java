@@ -60,7 +60,7 @@ class PostgresSharedCapsTest {
     }
 
     RunEngine node(String id, RunSettings settings) throws InterruptedException {
-        RunEngine e = RunEngine.open(store(), settings, Clock.systemUTC(), new RunEngine.Node(id, "test-host"));
+        RunEngine e = RunEngine.open(store(), settings, Clock.systemUTC(), new RunNode(id, "test-host"));
         open.add(e);
         long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
         while (!e.listeningToOtherNodes() && System.nanoTime() < deadline) {

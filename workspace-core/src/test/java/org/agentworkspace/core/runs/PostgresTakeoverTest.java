@@ -55,13 +55,13 @@ class PostgresTakeoverTest {
     }
 
     RunEngine engine(Store store, String nodeId, RunSettings settings) {
-        RunEngine e = RunEngine.open(store, settings, Clock.systemUTC(), new RunEngine.Node(nodeId, "host-" + nodeId));
+        RunEngine e = RunEngine.open(store, settings, Clock.systemUTC(), new RunNode(nodeId, "host-" + nodeId));
         open.add(e);
         return e;
     }
 
     /** What the agent service does: rebuild the request from the spec, refuse what this node cannot start. */
-    static RunEngine.Takeover rebuilder(RunFixtures fx) {
+    static RunTakeover rebuilder(RunFixtures fx) {
         return (runId, spec) -> {
             if (spec.contains("elsewhere")) {
                 throw new IllegalStateException("its project folder /elsewhere is not on this node");

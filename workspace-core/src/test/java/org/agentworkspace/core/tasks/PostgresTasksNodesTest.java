@@ -97,7 +97,7 @@ class PostgresTasksNodesTest {
 
     RunEngine engine(Store store, String nodeId) {
         RunEngine e = RunEngine.open(store, RunSettings.defaults().withPollInterval(Duration.ofMillis(100)),
-                Clock.systemUTC(), new RunEngine.Node(nodeId, "test-host"));
+                Clock.systemUTC(), new org.agentworkspace.core.runs.RunNode(nodeId, "test-host"));
         open.add(e);
         return e;
     }
@@ -279,7 +279,7 @@ class PostgresTasksNodesTest {
         });
         Tasks a = Tasks.create(sa, Clock.systemUTC(), Duration.ofSeconds(1), Duration.ofSeconds(1));
         RunEngine ea = RunEngine.open(sa, RunSettings.defaults(), Clock.systemUTC(),
-                new RunEngine.Node("node_a", "test-host"));
+                new org.agentworkspace.core.runs.RunNode("node_a", "test-host"));
         a.start(ea, t -> {
             fired.add(new Fired("node_a", t.id(), Instant.now()));
             return fakeRun(ea);

@@ -63,7 +63,7 @@ class PostgresTasksWakeUpTest {
 
     RunEngine engine(Store store, String nodeId) throws InterruptedException {
         RunEngine e = RunEngine.open(store, RunSettings.defaults().withKillGrace(Duration.ofMillis(500)),
-                Clock.systemUTC(), new RunEngine.Node(nodeId, "test-host"));
+                Clock.systemUTC(), new org.agentworkspace.core.runs.RunNode(nodeId, "test-host"));
         open.add(e);
         await(e::listeningToOtherNodes, Duration.ofSeconds(30), nodeId + " listens");
         return e;
