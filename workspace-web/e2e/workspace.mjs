@@ -232,6 +232,16 @@ try {
   await gitMark('Untracked', 'hello.txt').waitFor();
   check(await gitMark('Modified', 'README.md').count() === 0, 'README.md has no agent mark in the git panel');
   await shot(page, 'desktop-045-agent-changed');
+  log('a path a tool call touched opens in the editor from the chat');
+  const writeCard = chat.locator('[data-tool="Write"]').first();
+  await writeCard.locator('summary').click();
+  await writeCard.getByRole('button', { name: 'Open hello.txt in the editor' }).click();
+  await files(page).locator('.editor-host[data-ready="true"] .cm-content').waitFor();
+  await page.waitForFunction(() => [...document.querySelectorAll('.editor-host[data-ready="true"] .cm-content')]
+    .some((e) => e.innerText.includes('written by the fake claude CLI')), null, { timeout: 15000 });
+  check(await panelButton(page, 'Files').getAttribute('aria-pressed') === 'true', 'the files panel shows the opened file');
+  await shot(page, 'desktop-046-opened-from-chat');
+  await files(page).getByRole('button', { name: 'Close the file' }).click();
   // the marks belong to the chat session shown: a new chat has none
   await page.getByRole('button', { name: /^New chat in / }).first().click();
   await treeMark('hello.txt').waitFor({ state: 'detached' });
