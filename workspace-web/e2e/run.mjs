@@ -42,7 +42,9 @@ function watch(page, label) {
   page.on('console', (m) => {
     const t = m.text();
     if (/Content.Security.Policy|Refused to/i.test(t)) problems.push(`${label}: CSP: ${t}`);
+    if (m.type() === 'warning') log(`${label} console warning: ${t.slice(0, 300)}`);
   });
+  page.on('requestfailed', (r) => { if (r.url().includes('/api/')) log(`${label} request failed: ${r.method()} ${new URL(r.url()).pathname} ${r.failure()?.errorText}`); });
   page.on('pageerror', (e) => problems.push(`${label}: page error: ${e.message}`));
 }
 

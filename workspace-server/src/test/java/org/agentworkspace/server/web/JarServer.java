@@ -123,7 +123,9 @@ final class JarServer implements AutoCloseable {
         Process p = pb.start();
         current.set(p);
         append("--- launcher: start " + (n + 1) + " (pid " + p.pid() + ")");
-        Thread.ofVirtual().start(() -> {
+        // a platform thread: the server's output must be drained whatever the test's virtual threads are doing (an
+        // unread pipe blocks the server's logging, and with it whatever request logs)
+        Thread.ofPlatform().daemon().name("jar-server-log-" + p.pid()).start(() -> {
             try (BufferedReader r = new BufferedReader(new InputStreamReader(p.getInputStream(),
                     StandardCharsets.UTF_8))) {
                 String line;
